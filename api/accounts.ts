@@ -1,0 +1,81 @@
+// Accounts and their API keys. A key is shown once at creation and stored only as its SHA-256;
+// requests are authenticated against an in-memory index of hashes loaded from the store at start
+// and updated after each committed write, so verification never waits on the database.
+import type { Store } from '../pipeline/store/store.ts';
+import { newId, newSecret, sha256Hex } from './secrets.ts';
+import type { PlanName } from './plans.ts';
+
+export const apiKeyPrefix = 'rpk_';
+
+export interface CreatedAccount {
+  id: string;
+  api_key: string;
+  plan: PlanName;
+  name: string | null;
+}
+
+export interface KeyOwner {
+  keyId: string;
+  accountId: string;
+  plan: PlanName;
+  status: 'active' | 'cancelled';
+}
+
+export type KeyVerification = { valid: true; owner: KeyOwner } | { valid: false; code: 'missing' | 'unknown' };
+
+export interface ApiKeyIndex {
+  verify(key: string | undefined): KeyVerification;
+  add(hash: string, owner: KeyOwner): void;
+}
+
+export async function loadApiKeyIndex(store: Store): Promise<ApiKeyIndex> {
+  const rows = await store.read(
+    `SELECT k.key_hash, k.id AS key_id, a.id AS account_id, a.plan, a.status
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id
+      WHERE k.revoked_at IS NULL`,
+  );
+  const byHash = new Map<string, KeyOwner>();
+  for (const r of rows) {
+    byHash.set(String(r.key_hash), {
+      keyId: String(r.key_id),
+      accountId: String(r.account_id),
+      plan: r.plan as PlanName,
+      status: r.status as KeyOwner['status'],
+    });
+  }
+  return {
+    verify(key) {
+      if (!key) return { valid: false, code: 'missing' };
+      // Looking up the hash, not the key, means no early-exit string comparison on the secret.
+      const owner = byHash.get(sha256Hex(key));
+      return owner ? { valid: true, owner } : { valid: false, code: 'unknown' };
+    },
+    add(hash, owner) {
+      byHash.set(hash, owner);
+    },
+  };
+}
+
+/** Creates an account with one API key; resolves after both rows committed. */
+export async function createAccount(
+  store: Store,
+  input: { plan: PlanName; name?: string | null },
+  index?: ApiKeyIndex,
+): Promise<CreatedAccount> {
+  const accountId = newId('acc_');
+  const keyId = newId('key_');
+  const apiKey = newSecret(apiKeyPrefix);
+  const hash = sha256Hex(apiKey);
+  const name = input.name ?? null;
+  await store.write(async (tx) => {
+    await tx.run(`INSERT INTO accounts VALUES ($1, $2, $3, 'active', now())`, [accountId, name, input.plan]);
+    await tx.run(`INSERT INTO api_keys VALUES ($1, $2, $3, $4, now(), NULL)`, [
+      keyId,
+      accountId,
+      hash,
+      apiKey.slice(0, apiKeyPrefix.length + 6),
+    ]);
+  });
+  index?.add(hash, { keyId, accountId, plan: input.plan, status: 'active' });
+  return { id: accountId, api_key: apiKey, plan: input.plan, name };
+}

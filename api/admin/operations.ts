@@ -1,0 +1,82 @@
+// State-changing (and analyst) commands of the CLI. Each runs against a Store, either in the CLI
+// process (no server running) or inside `reputation serve` through its admin endpoint, so the
+// output is the same either way.
+import { z } from 'zod';
+import { StatementType } from '@duckdb/node-api';
+import type { Config } from '../../pipeline/config.ts';
+import type { Store } from '../../pipeline/store/store.ts';
+import type { Logger } from '../../pipeline/log.ts';
+import { readRows } from '../../pipeline/store/rows.ts';
+import { createAccount, type ApiKeyIndex } from '../accounts.ts';
+import { planNames } from '../plans.ts';
+import { ingestJob, scoreJob } from '../../jobs/handlers.ts';
+
+export interface OperationContext {
+  store: Store;
+  config: Config;
+  log: Logger;
+  /** Present inside the server, so a new key works immediately. */
+  keys?: ApiKeyIndex;
+}
+
+export class OperationInputError extends Error {
+  override name = 'OperationInputError';
+}
+
+const readOnlyStatements = new Set<StatementType>([StatementType.SELECT, StatementType.EXPLAIN]);
+
+export const operations = {
+  'accounts.create': {
+    input: z.object({ plan: z.enum(planNames), name: z.string().min(1).max(200).optional() }),
+    run: (ctx: OperationContext, args: { plan: (typeof planNames)[number]; name?: string }) =>
+      createAccount(ctx.store, args, ctx.keys),
+  },
+  ingest: {
+    input: z.object({ chain: z.string().optional() }),
+    run: (ctx: OperationContext, args: { chain?: string }) => ingestJob(ctx, args),
+  },
+  score: {
+    input: z.object({}),
+    run: (ctx: OperationContext) => scoreJob(ctx),
+  },
+  sql: {
+    input: z.object({ query: z.string().min(1) }),
+    run: (ctx: OperationContext, args: { query: string }) =>
+      ctx.store.withReadConnection(async (conn) => {
+        // A query DuckDB rejects is the caller's mistake: report DuckDB's message as bad input.
+        const statements = await conn.extractStatements(args.query).catch((err: Error) => {
+          throw new OperationInputError(err.message);
+        });
+        if (statements.count !== 1) throw new OperationInputError('give exactly one SQL statement');
+        const prepared = await statements.prepare(0).catch((err: Error) => {
+          throw new OperationInputError(err.message);
+        });
+        try {
+          if (!readOnlyStatements.has(prepared.statementType)) throw new OperationInputError('only read-only queries (SELECT, EXPLAIN) are allowed');
+          const reader = await prepared.runAndReadAll().catch((err: Error) => {
+            throw new OperationInputError(err.message);
+          });
+          return { columns: reader.columnNames(), rows: readRows(reader) };
+        } finally {
+          prepared.destroySync();
+        }
+      }),
+  },
+} as const;
+
+export type OperationName = keyof typeof operations;
+
+export function isOperationName(name: string): name is OperationName {
+  return Object.hasOwn(operations, name);
+}
+
+/** Validates `args` and runs the operation; bad input throws OperationInputError. */
+export async function runOperationIn(ctx: OperationContext, name: OperationName, args: unknown): Promise<unknown> {
+  const op = operations[name];
+  const parsed = op.input.safeParse(args ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new OperationInputError(`${issue.path.join('.') || 'input'}: ${issue.message}`);
+  }
+  return (op.run as (c: OperationContext, a: unknown) => Promise<unknown>)(ctx, parsed.data);
+}

@@ -1,0 +1,45 @@
+// The public Koa app: request id, error rendering, then open routes and X-API-Key routes.
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Store } from '../pipeline/store/store.ts';
+import type { Logger } from '../pipeline/log.ts';
+import type { ApiKeyIndex } from './accounts.ts';
+import { ApiError } from './errors.ts';
+import { requestId } from './middleware/request-id.ts';
+import { errorMiddleware } from './middleware/errors.ts';
+import { requireApiKey, type AuthState } from './middleware/api-key.ts';
+import { healthRoutes } from './routes/health.ts';
+import { reputationRoutes } from './routes/reputation.ts';
+
+export interface AppDeps {
+  store: Store;
+  keys: ApiKeyIndex;
+  log: Logger;
+  publicBaseUrl: string;
+  startedAt?: Date;
+  now?: () => Date;
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  app.use(requestId);
+  app.use(errorMiddleware(deps.log));
+
+  const open = new Router();
+  healthRoutes(open, { store: deps.store, startedAt: deps.startedAt ?? new Date() });
+  app.use(open.routes());
+
+  const v1 = new Router<AuthState>();
+  v1.use('/v1', requireApiKey(deps.keys, `${deps.publicBaseUrl}/signup`));
+  reputationRoutes(v1, deps);
+  app.use(v1.routes());
+  app.use(
+    v1.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new ApiError('method_not_allowed', 'method not allowed on this path'),
+      notImplemented: () => new ApiError('method_not_allowed', 'method not supported'),
+    }),
+  );
+  return app;
+}

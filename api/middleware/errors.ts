@@ -1,0 +1,39 @@
+// Renders every failure in the spec's error format. Known errors keep their code; a Koa/HTTP
+// error with a status keeps its status under a matching code; anything else is logged with the
+// request id and answered 500 internal_error, never with a stack trace.
+import type { Middleware } from 'koa';
+import { ApiError, type ErrorCode } from '../errors.ts';
+import type { Logger } from '../../pipeline/log.ts';
+
+const codeForStatus: Record<number, ErrorCode> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+export function errorMiddleware(log: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError('not_found', `no route for ${ctx.method} ${ctx.path}`);
+    } catch (err) {
+      const apiError = toApiError(err);
+      if (apiError.status >= 500) log.error('request failed', { requestId: ctx.state.requestId, path: ctx.path, error: String((err as Error)?.stack ?? err) });
+      ctx.status = apiError.status;
+      ctx.set(apiError.headers);
+      ctx.body = apiError.body();
+    }
+  };
+}
+
+function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const status = (err as { status?: unknown })?.status;
+  if (typeof status === 'number' && codeForStatus[status] && (err as { expose?: boolean }).expose) {
+    return new ApiError(codeForStatus[status], (err as Error).message);
+  }
+  return new ApiError('internal_error', 'internal error; retry later or contact support with the X-Request-Id');
+}

@@ -1,0 +1,102 @@
+// `reputation serve`: the owner process. Opens the store, serves the public API and the local
+// admin endpoint, runs the in-process job scheduler, and on SIGINT/SIGTERM stops accepting work,
+// finishes queued writes, checkpoints and closes the database.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../pipeline/config.ts';
+import type { Logger } from '../pipeline/log.ts';
+import { openStore, type Store } from '../pipeline/store/store.ts';
+import { loadApiKeyIndex, type ApiKeyIndex } from './accounts.ts';
+import { createApp } from './app.ts';
+import { createAdminApp } from './admin/app.ts';
+import { removeAdminFiles, writeAdminFiles } from './admin/files.ts';
+import { newSecret } from './secrets.ts';
+import { startInProcessScheduler, type InProcessScheduler } from '../jobs/in-process.ts';
+
+export interface RunningServer {
+  url: string;
+  adminUrl: string;
+  store: Store;
+  keys: ApiKeyIndex;
+  jobs: InProcessScheduler;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+  const store = await openStore({ dataDir: config.dataDir, readConnections: config.readConnections });
+  const keys = await loadApiKeyIndex(store);
+
+  const api = http.createServer(createApp({ store, keys, log, publicBaseUrl: config.publicBaseUrl }).callback());
+  const adminToken = newSecret('adm_');
+  const admin = http.createServer(createAdminApp({ store, config, log: log.child('admin'), keys }, adminToken).callback());
+  // Node's default keep-alive would hold close() open for idle clients; 5 s is plenty locally.
+  api.keepAliveTimeout = admin.keepAliveTimeout = 5_000;
+
+  try {
+    await listen(api, config.port, config.host);
+    await listen(admin, 0, '127.0.0.1');
+  } catch (err) {
+    await Promise.all([stopListening(api), stopListening(admin)]);
+    await store.close();
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new Error(`port ${config.port} on ${config.host} is already in use: stop the other server or set PORT`);
+    }
+    throw err;
+  }
+  const jobs = startInProcessScheduler({ store, config, log: log.child('jobs') });
+  const url = `http://${config.host}:${(api.address() as AddressInfo).port}`;
+  const adminUrl = `http://127.0.0.1:${(admin.address() as AddressInfo).port}`;
+  writeAdminFiles(config.dataDir, { pid: process.pid, url: adminUrl, token: adminToken });
+  log.info('serving', { url, dataDir: config.dataDir, chains: Object.keys(config.chains) });
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    adminUrl,
+    store,
+    keys,
+    jobs,
+    close: () =>
+      (closing ??= (async () => {
+        removeAdminFiles(config.dataDir);
+        await Promise.all([stopListening(api), stopListening(admin), jobs.stop()]);
+        await store.close();
+        log.info('stopped cleanly');
+      })()),
+  };
+}
+
+/** Closes `server` on the first SIGINT/SIGTERM; a second signal exits at once. */
+export function closeOnSignals(server: { close(): Promise<void> }, log: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) process.exit(130);
+      stopping = true;
+      log.info(`received ${signal}, shutting down`);
+      server.close().then(resolve, (err: unknown) => {
+        log.error('shutdown failed', { error: String(err) });
+        process.exit(1);
+      });
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function stopListening(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,95 @@
+// The `reputation` command line. Usage errors (unknown command, bad flag, bad value) print one
+// line and exit 2; runtime failures print one line and exit 1; never a stack trace.
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { ConfigError, loadConfig, type Config } from '../pipeline/config.ts';
+import { createLogger } from '../pipeline/log.ts';
+import { StoreLockedError, WalRecoveryError } from '../pipeline/store/errors.ts';
+import { planNames } from '../api/plans.ts';
+import { OperationInputError } from '../api/admin/operations.ts';
+import { NoChainConfiguredError } from '../jobs/handlers.ts';
+import { closeOnSignals, startServer } from '../api/server.ts';
+import { runOperation } from './operations-client.ts';
+import { printAccount, printRows } from './output.ts';
+import { runDemo } from './demo.ts';
+import { runDevnet } from './devnet.ts';
+
+const log = createLogger();
+const program = new Command('reputation')
+  .description('Wallet reputation and identity service: ingest chain activity, score wallets, serve the API.')
+  .option('--config <file>', 'JSON config file (also REPUTATION_CONFIG); environment variables override it')
+  .exitOverride()
+  .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') });
+
+const config = (): Config => loadConfig(process.env, program.opts<{ config?: string }>().config ?? process.env.REPUTATION_CONFIG);
+const positiveInt = (value: string) => {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
+  return Number(value);
+};
+
+program
+  .command('serve')
+  .description('run the API and own the database (PORT, DATA_DIR, RPC_URL_<CHAIN>)')
+  .action(async () => {
+    const server = await startServer(config(), log);
+    await closeOnSignals(server, log);
+  });
+
+program
+  .command('demo')
+  .description('start a local devnet with x402 payments, ingest and score it, and serve the API with demo keys')
+  .action(async () => runDemo(config(), log));
+
+program
+  .command('devnet')
+  .description('run the local EVM devnet (DEVNET_PORT) with the token deployed and a few x402 payments')
+  .option('--no-payments', 'deploy only, make no payments')
+  .action(async (opts: { payments: boolean }) => runDevnet(config(), log, opts));
+
+program
+  .command('ingest')
+  .description('read token logs from the configured chains into the database')
+  .option('--chain <name>', 'only this chain')
+  .action(async (opts: { chain?: string }) => printRows(await runOperation(config(), log, 'ingest', opts), 'table'));
+
+program
+  .command('score')
+  .description('run a scoring run over everything ingested')
+  .action(async () => printRows([await runOperation(config(), log, 'score', {})], 'table'));
+
+const accounts = program.command('accounts').description('manage API accounts');
+accounts
+  .command('create')
+  .description('create an account and print its API key (shown once)')
+  .addOption(new Option('--plan <plan>', 'plan of the account').choices(planNames).makeOptionMandatory())
+  .option('--name <name>', 'display name')
+  .option('--json', 'print the result as one JSON line')
+  .action(async (opts: { plan: string; name?: string; json?: boolean }) => {
+    const created = await runOperation(config(), log, 'accounts.create', { plan: opts.plan, name: opts.name });
+    printAccount(created as { id: string; api_key: string; plan: string }, Boolean(opts.json));
+  });
+
+program
+  .command('sql')
+  .description('run one read-only SQL query against the database and print the result')
+  .argument('<query>', 'a SELECT or EXPLAIN statement')
+  .addOption(new Option('--format <format>', 'output format').choices(['table', 'csv', 'json']).default('table'))
+  .option('--limit <rows>', 'print at most this many rows', positiveInt)
+  .action(async (query: string, opts: { format: 'table' | 'csv' | 'json'; limit?: number }) => {
+    const result = (await runOperation(config(), log, 'sql', { query })) as { rows: Record<string, unknown>[] };
+    printRows(opts.limit === undefined ? result.rows : result.rows.slice(0, opts.limit), opts.format);
+  });
+
+const knownFailures = [ConfigError, StoreLockedError, WalRecoveryError, OperationInputError, NoChainConfiguredError];
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    // Help and version exit 0; every other commander error is a usage error.
+    process.exit(err.exitCode === 0 ? 0 : 2);
+  }
+  const known = knownFailures.some((type) => err instanceof type);
+  process.stderr.write(`reputation: ${(err as Error).message}\n`);
+  if (!known && process.env.DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,31 @@
+// How the CLI prints results: aligned tables for people, CSV and JSON for programs.
+
+type Rows = Record<string, unknown>[];
+
+export function printRows(value: unknown, format: 'table' | 'csv' | 'json'): void {
+  const rows = (Array.isArray(value) ? value : [value]) as Rows;
+  process.stdout.write(formatRows(rows, format));
+}
+
+export function formatRows(rows: Rows, format: 'table' | 'csv' | 'json'): string {
+  if (format === 'json') return rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : '');
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  if (format === 'csv') {
+    const quote = (s: string) => (/[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s);
+    return [columns, ...rows.map((r) => columns.map((c) => cell(r[c])))].map((line) => line.map(quote).join(',')).join('\n') + '\n';
+  }
+  if (rows.length === 0) return '(no rows)\n';
+  const table = [columns, ...rows.map((r) => columns.map((c) => cell(r[c])))];
+  const widths = columns.map((_, i) => Math.max(...table.map((line) => line[i]!.length)));
+  const render = (line: string[]) => line.map((s, i) => s.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [render(table[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...table.slice(1).map(render)].join('\n') + `\n(${rows.length} row${rows.length === 1 ? '' : 's'})\n`;
+}
+
+export function printAccount(account: { id: string; api_key: string; plan: string }, json: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ id: account.id, api_key: account.api_key, plan: account.plan })}\n`);
+    return;
+  }
+  process.stdout.write(`account ${account.id} (plan ${account.plan})\napi key ${account.api_key}\nThe key is shown only once: store it now.\n`);
+}

@@ -1,0 +1,223 @@
+// A small, fixed set of payments on a fresh devnet, with the ground truth it creates, for the
+// end-to-end test and the demo. One merchant gets many verified payments from distinct payers
+// over many days, another gets a single one, so their scores must differ.
+import { keccak256, parseUnits, stringToBytes, type Address, type Hash } from 'viem';
+import { devnetClients } from './clients.ts';
+import type { Devnet } from './index.ts';
+import { payWithAuthorization, plainTransfer, type SentTransaction } from './x402.ts';
+
+// Roles, as indexes into devnet.accounts (account 0 deployed the token).
+const PAYERS = [1, 2, 3, 4, 5, 6] as const;
+const HEAVY_MERCHANT = 7;
+const MERCHANT = 8;
+const LIGHT_MERCHANT = 9;
+/** Submits authorizations but is not a known facilitator: its payments are only candidates. */
+const OUTSIDER = 10;
+/** Only ever receives a plain transfer: no x402 activity at all. */
+const BYSTANDER = 11;
+
+type Submitter = 0 | 1 | 2 | 'outsider'; // index into devnet.facilitators, or OUTSIDER
+
+interface PlannedPayment {
+  day: number;
+  payer: number;
+  payee: number;
+  usdc: string;
+  via: Submitter;
+}
+
+const PAYMENTS: PlannedPayment[] = [
+  { day: 0, payer: 1, payee: HEAVY_MERCHANT, usdc: '1.50', via: 0 },
+  { day: 0, payer: 2, payee: HEAVY_MERCHANT, usdc: '0.25', via: 1 },
+  { day: 0, payer: 3, payee: MERCHANT, usdc: '2.00', via: 2 },
+  { day: 1, payer: 4, payee: HEAVY_MERCHANT, usdc: '0.75', via: 0 },
+  { day: 1, payer: 1, payee: MERCHANT, usdc: '3.10', via: 1 },
+  { day: 2, payer: 5, payee: HEAVY_MERCHANT, usdc: '1.00', via: 2 },
+  { day: 2, payer: 2, payee: MERCHANT, usdc: '0.40', via: 0 },
+  { day: 2, payer: 6, payee: HEAVY_MERCHANT, usdc: '5.00', via: 1 },
+  { day: 3, payer: 5, payee: MERCHANT, usdc: '9.99', via: 'outsider' },
+  { day: 4, payer: 3, payee: HEAVY_MERCHANT, usdc: '0.10', via: 0 },
+  { day: 4, payer: 1, payee: HEAVY_MERCHANT, usdc: '1.50', via: 2 },
+  // Payer to payer, so one address is on both sides.
+  { day: 5, payer: 2, payee: 6, usdc: '4.20', via: 'outsider' },
+  { day: 6, payer: 6, payee: HEAVY_MERCHANT, usdc: '2.25', via: 1 },
+  { day: 6, payer: 4, payee: LIGHT_MERCHANT, usdc: '0.05', via: 0 },
+];
+
+const PLAIN_TRANSFERS = [
+  { day: 3, from: 1, to: MERCHANT, usdc: '7.00' },
+  { day: 5, from: 2, to: BYSTANDER, usdc: '12.34' },
+];
+
+const DAY_SECONDS = 86_400;
+
+/** x402 totals for one address. `candidate_*` counts every x402 payment; `verified_*` the subset sent by a known facilitator. */
+export interface AddressTruth {
+  address: Address;
+  candidate_as_payer: number;
+  candidate_as_payee: number;
+  verified_as_payer: number;
+  verified_as_payee: number;
+  /** Sum over all x402 payments, verified and candidate, in base units. */
+  volume_as_payer: bigint;
+  volume_as_payee: bigint;
+  /** The other side of its x402 payments, sorted. */
+  counterparties: Address[];
+  /** Distinct UTC dates with an x402 payment. */
+  active_days: number;
+}
+
+export interface ScenarioPayment {
+  txHash: Hash;
+  blockNumber: bigint;
+  timestamp: bigint;
+  from: Address;
+  to: Address;
+  value: bigint;
+  /** The transaction sender: the facilitator, or the outsider. */
+  submitter: Address;
+  verified: boolean;
+}
+
+export interface ScenarioTransfer {
+  txHash: Hash;
+  blockNumber: bigint;
+  from: Address;
+  to: Address;
+  value: bigint;
+}
+
+export interface ThinScenario {
+  roles: {
+    payers: Address[];
+    heavyMerchant: Address;
+    merchant: Address;
+    lightMerchant: Address;
+    outsider: Address;
+    bystander: Address;
+  };
+  /** Keyed by lowercase address; only addresses with x402 payments. */
+  addresses: Record<Address, AddressTruth>;
+  payments: ScenarioPayment[];
+  plainTransfers: ScenarioTransfer[];
+}
+
+/** All addresses in the result are lowercase. */
+export async function runThinScenario(devnet: Devnet): Promise<ThinScenario> {
+  const { publicClient, walletClient, testClient } = devnetClients(devnet);
+  const account = (index: number) => devnet.accounts[index]!;
+  const lower = (index: number) => account(index).address.toLowerCase() as Address;
+  const token = devnet.token.address;
+
+  // Every payment and transfer, in day order, so the clock only moves forward.
+  const steps = [
+    ...PAYMENTS.map((payment, i) => ({ day: payment.day, payment, i })),
+    ...PLAIN_TRANSFERS.map((transfer) => ({ day: transfer.day, transfer })),
+  ].sort((a, b) => a.day - b.day);
+
+  const payments: ScenarioPayment[] = [];
+  const plainTransfers: ScenarioTransfer[] = [];
+  let today = 0;
+  for (const step of steps) {
+    if (step.day > today) {
+      await testClient.increaseTime({ seconds: (step.day - today) * DAY_SECONDS });
+      // Mine, so the latest block carries the new time the next authorization's window is based on.
+      await testClient.mine({ blocks: 1 });
+      today = step.day;
+    }
+    if ('payment' in step) {
+      const { payer, payee, usdc, via } = step.payment;
+      const submitter = via === 'outsider' ? account(OUTSIDER).address : devnet.facilitators[via]!;
+      const value = parseUnits(usdc, 6);
+      const sent = await payWithAuthorization({
+        publicClient,
+        walletClient,
+        token,
+        payer: account(payer),
+        to: account(payee).address,
+        value,
+        facilitator: submitter,
+        // Fixed nonces, with the node's fixed block times, make the transaction hashes
+        // reproducible for a given genesis time.
+        nonce: keccak256(stringToBytes(`thin-scenario:${step.i}`)),
+      });
+      payments.push({
+        ...sent,
+        timestamp: await blockTimestamp(sent),
+        from: lower(payer),
+        to: lower(payee),
+        value,
+        submitter: submitter.toLowerCase() as Address,
+        verified: via !== 'outsider',
+      });
+    } else {
+      const { from, to, usdc } = step.transfer;
+      const value = parseUnits(usdc, 6);
+      const sent = await plainTransfer({ publicClient, walletClient, token, from: account(from), to: account(to).address, value });
+      plainTransfers.push({ ...sent, from: lower(from), to: lower(to), value });
+    }
+  }
+
+  async function blockTimestamp({ blockNumber }: SentTransaction): Promise<bigint> {
+    return (await publicClient.getBlock({ blockNumber })).timestamp;
+  }
+
+  return {
+    roles: {
+      payers: PAYERS.map(lower),
+      heavyMerchant: lower(HEAVY_MERCHANT),
+      merchant: lower(MERCHANT),
+      lightMerchant: lower(LIGHT_MERCHANT),
+      outsider: lower(OUTSIDER),
+      bystander: lower(BYSTANDER),
+    },
+    addresses: tally(payments),
+    payments,
+    plainTransfers,
+  };
+}
+
+function tally(payments: ScenarioPayment[]): Record<Address, AddressTruth> {
+  const truths: Record<Address, AddressTruth> = {};
+  const counterparties = new Map<Address, Set<Address>>();
+  const days = new Map<Address, Set<string>>();
+  const entry = (address: Address): AddressTruth =>
+    (truths[address] ??= {
+      address,
+      candidate_as_payer: 0,
+      candidate_as_payee: 0,
+      verified_as_payer: 0,
+      verified_as_payee: 0,
+      volume_as_payer: 0n,
+      volume_as_payee: 0n,
+      counterparties: [],
+      active_days: 0,
+    });
+  const addTo = <T>(map: Map<Address, Set<T>>, address: Address, value: T) => {
+    map.set(address, (map.get(address) ?? new Set<T>()).add(value));
+  };
+
+  for (const p of payments) {
+    const payer = entry(p.from);
+    const payee = entry(p.to);
+    // Verified payments are the subset of candidates sent by a known facilitator.
+    payer.candidate_as_payer++;
+    payee.candidate_as_payee++;
+    if (p.verified) {
+      payer.verified_as_payer++;
+      payee.verified_as_payee++;
+    }
+    payer.volume_as_payer += p.value;
+    payee.volume_as_payee += p.value;
+    addTo(counterparties, p.from, p.to);
+    addTo(counterparties, p.to, p.from);
+    const date = new Date(Number(p.timestamp) * 1000).toISOString().slice(0, 10);
+    addTo(days, p.from, date);
+    addTo(days, p.to, date);
+  }
+  for (const truth of Object.values(truths)) {
+    truth.counterparties = [...counterparties.get(truth.address)!].sort();
+    truth.active_days = days.get(truth.address)!.size;
+  }
+  return truths;
+}

@@ -1,0 +1,30 @@
+// Shipped chain profiles: everything about a chain except the RPC URL, which the operator supplies
+// (RPC_URL_<CHAIN>). A chain is enabled by giving it an RPC URL; the config file may override fields.
+
+export const chainProfiles: Record<string, Record<string, unknown>> = {
+  base: {
+    chainId: 8453,
+    // Base reorgs are rare and shallow; 5 blocks (10 s) keeps ingestion close to head.
+    confirmations: 5,
+    token: {
+      // Native USDC on Base (Circle), 6 decimals, EIP-712 domain "USD Coin" / "2".
+      address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      // Block of 2024-12-05T00:00Z, the earliest first transaction of any Base signer in
+      // facilitators.csv (Base blocks are exactly 2 s apart from genesis at 1686789347).
+      startBlock: 23283726,
+    },
+    facilitatorNetwork: 'base',
+  },
+  devnet: {
+    chainId: 1337,
+    confirmations: 0,
+    token: {
+      // The devnet deploys the token from its first account at nonce 0, so its address is fixed
+      // by the default seed (checked by test/devnet.test.ts).
+      address: '0x48b70a58dafd0d43b11e31fb72c7a39db30a4716',
+      startBlock: 0,
+    },
+    // The devnet unlocks real Base facilitator signers, so the Base list applies unchanged.
+    facilitatorNetwork: 'base',
+  },
+};

@@ -1,0 +1,125 @@
+// One place reads the environment and the optional config file, validates them with zod, and
+// hands a typed, frozen Config to everything else. A bad value stops start-up with a line that
+// names the setting, never a stack trace.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { chainProfiles } from './chain/profiles.ts';
+
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address').transform((a) => a.toLowerCase());
+const portNumber = z.coerce.number().int().min(0).max(65535);
+const blockNumber = z.coerce.number().int().min(0);
+
+const chainSchema = z.object({
+  chainId: z.coerce.number().int().positive(),
+  rpcUrl: z.url({ protocol: /^https?$/ }).optional(),
+  confirmations: z.coerce.number().int().min(0).default(0),
+  token: z.object({ address, startBlock: blockNumber }),
+  // Network key of facilitators.csv whose signers count as verified on this chain.
+  facilitatorNetwork: z.string().min(1),
+});
+
+const configSchema = z.object({
+  port: portNumber.default(8080),
+  host: z.string().min(1).default('127.0.0.1'),
+  devnetPort: portNumber.default(8545),
+  dataDir: z.string().min(1).default('./data'),
+  redisUrl: z.url({ protocol: /^rediss?$/ }).optional(),
+  publicBaseUrl: z.url({ protocol: /^https?$/ }).optional(),
+  readConnections: z.coerce.number().int().min(1).max(64).default(4),
+  ingestIntervalSeconds: z.coerce.number().int().min(1).default(15),
+  chains: z.record(z.string().regex(/^[a-z0-9-]+$/, 'chain names are lowercase letters, digits and -'), chainSchema).default({}),
+});
+
+export type ChainConfig = z.infer<typeof chainSchema> & { name: string };
+export type Config = Omit<z.infer<typeof configSchema>, 'chains' | 'publicBaseUrl'> & {
+  publicBaseUrl: string;
+  chains: Record<string, ChainConfig>;
+  configFile: string | null;
+};
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+// Environment names of the top-level settings; RPC_URL_<CHAIN> is handled separately.
+const envNames = {
+  port: 'PORT',
+  host: 'HOST',
+  devnetPort: 'DEVNET_PORT',
+  dataDir: 'DATA_DIR',
+  redisUrl: 'REDIS_URL',
+  publicBaseUrl: 'PUBLIC_BASE_URL',
+  readConnections: 'DB_READ_CONNECTIONS',
+  ingestIntervalSeconds: 'INGEST_INTERVAL_SECONDS',
+} as const;
+
+type Env = Record<string, string | undefined>;
+
+/** Loads config from a JSON file (REPUTATION_CONFIG or `configFile`), then the environment on top. */
+export function loadConfig(env: Env = process.env, configFile = env.REPUTATION_CONFIG): Config {
+  const fromFile = configFile ? readConfigFile(configFile) : {};
+  const merged: Record<string, unknown> = { ...fromFile };
+  for (const [key, name] of Object.entries(envNames)) {
+    const value = env[name];
+    if (value !== undefined && value !== '') merged[key] = value;
+  }
+  merged.chains = mergeChains(fromFile.chains, env);
+
+  const parsed = configSchema.safeParse(merged);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`invalid setting ${settingName(issue.path)}: ${issue.message}`);
+  }
+  const c = parsed.data;
+  const chains = Object.fromEntries(Object.entries(c.chains).map(([name, chain]) => [name, { ...chain, name }]));
+  return Object.freeze({
+    ...c,
+    dataDir: path.resolve(c.dataDir),
+    publicBaseUrl: (c.publicBaseUrl ?? `http://127.0.0.1:${c.port}`).replace(/\/$/, ''),
+    chains,
+    configFile: configFile ?? null,
+  });
+}
+
+function readConfigFile(file: string): Record<string, unknown> & { chains?: Record<string, unknown> } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read config file ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('top level must be an object');
+    return value as Record<string, unknown>;
+  } catch (err) {
+    throw new ConfigError(`config file ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+// A chain is enabled by giving it an RPC URL. Shipped profiles (base, devnet) supply the rest;
+// the config file may override any field or describe a chain that has no profile.
+function mergeChains(fileChains: Record<string, unknown> | undefined, env: Env): Record<string, unknown> {
+  const chains: Record<string, Record<string, unknown>> = {};
+  for (const [name, value] of Object.entries(fileChains ?? {})) {
+    chains[name] = { ...chainProfiles[name], ...(value as Record<string, unknown>) };
+  }
+  for (const [key, value] of Object.entries(env)) {
+    const match = /^RPC_URL_([A-Z0-9_]+)$/.exec(key);
+    if (!match || !value) continue;
+    const name = match[1]!.toLowerCase().replaceAll('_', '-');
+    chains[name] = { ...chainProfiles[name], ...chains[name], rpcUrl: value };
+  }
+  return chains;
+}
+
+function settingName(issuePath: readonly PropertyKey[]): string {
+  const [head, chain, ...rest] = issuePath.map(String);
+  if (head === 'chains' && chain) {
+    if (rest[0] === 'rpcUrl') return `RPC_URL_${chain.toUpperCase().replaceAll('-', '_')}`;
+    return `chains.${[chain, ...rest].join('.')}${rest.length === 0 ? ' (no shipped profile: describe it in the config file)' : ''}`;
+  }
+  const env = envNames[head as keyof typeof envNames];
+  return env ?? (issuePath.join('.') || 'config');
+}

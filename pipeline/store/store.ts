@@ -1,0 +1,114 @@
+// The owner of the DuckDB file. DuckDB lets exactly one process open a database file, so one
+// process (`reputation serve`, or a CLI command when no server runs) creates a Store and everything
+// else goes through it: writes through the group-commit writer, reads through a small pool of
+// connections.
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { applyMigrations } from './migrations.ts';
+import { createGroupCommitWriter, type WriteUnit } from './group-commit.ts';
+import { readRows, type Row } from './rows.ts';
+import { StoreLockedError, WalRecoveryError } from './errors.ts';
+
+export interface Store {
+  readonly file: string;
+  /** Runs a read-only query on a pooled connection. */
+  read(sql: string, params?: DuckDBValue[]): Promise<Row[]>;
+  /** Runs `unit` in the serialised writer; resolves after its transaction committed. */
+  write<T>(unit: WriteUnit<T>): Promise<T>;
+  /** Borrows a read connection for work that needs the connection itself (prepared statements). */
+  withReadConnection<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T>;
+  /** Finishes queued writes, checkpoints and closes the file. */
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  dataDir: string;
+  readConnections?: number;
+}
+
+export const databaseFileName = 'reputation.duckdb';
+
+export async function openStore(options: StoreOptions): Promise<Store> {
+  mkdirSync(options.dataDir, { recursive: true });
+  const file = path.join(options.dataDir, databaseFileName);
+  const instance = await createInstance(file);
+
+  const writeConn = await instance.connect();
+  await applyMigrations(writeConn);
+  const writer = createGroupCommitWriter(writeConn);
+  const pool = await createReadPool(instance, options.readConnections ?? 4);
+
+  let closed = false;
+  return {
+    file,
+    read: (sql, params) => pool.use(async (conn) => readRows(await conn.runAndReadAll(sql, params))),
+    write: (unit) => {
+      if (closed) return Promise.reject(new Error('store is closed'));
+      return writer.write(unit);
+    },
+    withReadConnection: (fn) => pool.use(fn),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await writer.drain();
+      await pool.drain();
+      // A checkpoint folds the WAL into the file, so the next start replays nothing.
+      await writeConn.run('CHECKPOINT');
+      pool.closeAll();
+      writeConn.closeSync();
+      instance.closeSync();
+    },
+  };
+}
+
+async function createInstance(file: string): Promise<DuckDBInstance> {
+  try {
+    return await DuckDBInstance.create(file);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const lock = /Conflicting lock is held in (.*?) \(PID (\d+)\)/.exec(message);
+    if (lock) throw new StoreLockedError(file, Number(lock[2]), lock[1]!);
+    if (existsSync(`${file}.wal`)) throw new WalRecoveryError(file, message);
+    throw err;
+  }
+}
+
+interface ReadPool {
+  use<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T>;
+  drain(): Promise<void>;
+  closeAll(): void;
+}
+
+// A connection runs one query at a time; callers wait for a free one in arrival order.
+async function createReadPool(instance: DuckDBInstance, size: number): Promise<ReadPool> {
+  const all: DuckDBConnection[] = [];
+  for (let i = 0; i < size; i++) all.push(await instance.connect());
+  const idle = [...all];
+  const waiting: ((conn: DuckDBConnection) => void)[] = [];
+  let onIdle: (() => void) | null = null;
+
+  const acquire = () => {
+    const conn = idle.pop();
+    return conn ? Promise.resolve(conn) : new Promise<DuckDBConnection>((resolve) => waiting.push(resolve));
+  };
+  const release = (conn: DuckDBConnection) => {
+    const next = waiting.shift();
+    if (next) return next(conn);
+    idle.push(conn);
+    if (idle.length === all.length) onIdle?.();
+  };
+
+  return {
+    async use(fn) {
+      const conn = await acquire();
+      try {
+        return await fn(conn);
+      } finally {
+        release(conn);
+      }
+    },
+    drain: () => (idle.length === all.length ? Promise.resolve() : new Promise<void>((resolve) => (onIdle = resolve))),
+    closeAll: () => all.forEach((conn) => conn.closeSync()),
+  };
+}

@@ -1,0 +1,113 @@
+// The CLI as a user runs it: accounts with and without a server, the lock message, usage errors.
+import { afterAll, describe, expect, it } from 'vitest';
+import { cliEnv, runCli, startServe, stopServe, type ServeProcess } from './helpers/cli.ts';
+import { tempDataDir } from './helpers/temp.ts';
+
+const lastJsonLine = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, string>;
+
+async function reputationStatus(url: string, key: string) {
+  const res = await fetch(`${url}/v1/reputation/0x1111111111111111111111111111111111111111`, { headers: { 'X-API-Key': key } });
+  return { status: res.status, body: (await res.json()) as { error: { code: string } } };
+}
+
+describe('reputation accounts create', () => {
+  const dataDir = tempDataDir('cli');
+  const env = cliEnv(dataDir);
+  let serve: ServeProcess | undefined;
+  afterAll(async () => {
+    if (serve) await stopServe(serve);
+  });
+
+  it('accounts create --json without a server opens the database itself', async () => {
+    const result = await runCli(['accounts', 'create', '--plan', 'starter', '--name', 'Acme', '--json'], env);
+    expect(result.code).toBe(0);
+    const account = lastJsonLine(result.stdout);
+    expect(Object.keys(account).sort()).toEqual(['api_key', 'id', 'plan']);
+    expect(account.plan).toBe('starter');
+    expect(account.id).toMatch(/^acc_/);
+    expect(account.api_key).toMatch(/^rpk_[A-Za-z0-9]{32}$/);
+  });
+
+  it('accounts create --json with a server goes through its admin endpoint and the key works at once', async () => {
+    const earlier = lastJsonLine((await runCli(['accounts', 'create', '--plan', 'free', '--json'], env)).stdout);
+    serve = await startServe(dataDir, env);
+    const result = await runCli(['accounts', 'create', '--plan', 'pro', '--json'], env);
+    expect(result.code).toBe(0);
+    const account = lastJsonLine(result.stdout);
+    expect(account.plan).toBe('pro');
+    // Known key, unknown address: 404 (not 401) proves the running server knows the new key...
+    expect((await reputationStatus(serve.url, account.api_key)).body.error.code).toBe('unknown_address');
+    // ...and the one created directly before the server started.
+    expect((await reputationStatus(serve.url, earlier.api_key)).body.error.code).toBe('unknown_address');
+    expect((await reputationStatus(serve.url, 'rpk_not-a-real-key')).status).toBe(401);
+  });
+
+  it('prints a human-readable result without --json', async () => {
+    const result = await runCli(['accounts', 'create', '--plan', 'growth'], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^account acc_\S+ \(plan growth\)\napi key rpk_\S+\nThe key is shown only once/);
+  });
+
+  it('a second serve on the same DATA_DIR fails with the lock message naming the PID', async () => {
+    const result = await runCli(['serve'], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(`held by another process (PID ${serve!.child.pid}`);
+    expect(result.stderr).toContain(`kill ${serve!.child.pid}`);
+  });
+
+  it('sql runs a read-only query through the server and refuses writes', async () => {
+    const ok = await runCli(['sql', 'SELECT plan, count(*)::INTEGER AS n FROM accounts GROUP BY plan ORDER BY plan', '--format', 'csv'], env);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toBe('plan,n\nfree,1\ngrowth,1\npro,1\nstarter,1\n');
+    const write = await runCli(['sql', "DELETE FROM accounts"], env);
+    expect(write.code).toBe(1);
+    expect(write.stderr).toBe('reputation: only read-only queries (SELECT, EXPLAIN) are allowed\n');
+    const bad = await runCli(['sql', 'SELEC nonsense'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^reputation: .*Parser Error: syntax error at or near "SELEC"/);
+  });
+
+  it('serve stops cleanly on SIGTERM and the data stays', async () => {
+    expect(await stopServe(serve!)).toBe(0);
+    serve = undefined;
+    const result = await runCli(['sql', 'SELECT count(*)::INTEGER AS n FROM accounts', '--format', 'json'], env);
+    expect(result.stdout).toBe('{"n":4}\n');
+  });
+});
+
+describe('usage errors', () => {
+  const env = cliEnv(tempDataDir('usage'));
+
+  it.each([
+    [['frobnicate'], /unknown command 'frobnicate'/],
+    [['accounts', 'create'], /required option '--plan <plan>' not specified/],
+    [['accounts', 'create', '--plan', 'platinum'], /argument 'platinum' is invalid/],
+    [['score', '--bogus'], /unknown option '--bogus'/],
+    [['sql', 'SELECT 1', '--limit', 'ten'], /expected a whole number/],
+  ])('%j exits 2 with one line', async (args, message) => {
+    const result = await runCli(args, env);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(message);
+  });
+
+  it.each([[['--help']], [['accounts', 'create', '--help']], [['sql', '--help']], [['ingest', '--help']]])('%j prints help and exits 0', async (args) => {
+    const result = await runCli(args, env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: reputation/);
+  });
+
+  it('a bad setting stops start-up with a line naming it', async () => {
+    const result = await runCli(['serve'], { ...env, PORT: 'eighty' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^reputation: invalid setting PORT: /);
+  });
+
+  it('ingest without a configured chain says how to configure one', async () => {
+    const result = await runCli(['ingest'], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('reputation: no chain is configured: set RPC_URL_<CHAIN> (e.g. RPC_URL_BASE) or run `reputation demo`\n');
+  });
+});
