@@ -10,12 +10,13 @@ import { errorMiddleware } from './middleware/errors.ts';
 import { requireApiKey, type AuthState } from './middleware/api-key.ts';
 import { healthRoutes } from './routes/health.ts';
 import { reputationRoutes } from './routes/reputation.ts';
+import { signupRoutes } from './routes/signup.ts';
 
 export interface AppDeps {
   store: Store;
   keys: ApiKeyIndex;
   log: Logger;
-  publicBaseUrl: string;
+  signupUrl: string;
   startedAt?: Date;
   now?: () => Date;
 }
@@ -28,10 +29,11 @@ export function createApp(deps: AppDeps): Koa {
 
   const open = new Router();
   healthRoutes(open, { store: deps.store, startedAt: deps.startedAt ?? new Date() });
+  signupRoutes(open);
   app.use(open.routes());
 
   const v1 = new Router<AuthState>();
-  v1.use('/v1', requireApiKey(deps.keys, `${deps.publicBaseUrl}/signup`));
+  v1.use('/v1', requireApiKey(deps.keys, deps.signupUrl));
   reputationRoutes(v1, deps);
   app.use(v1.routes());
   app.use(

@@ -26,7 +26,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const store = await openStore({ dataDir: config.dataDir, readConnections: config.readConnections });
   const keys = await loadApiKeyIndex(store);
 
-  const api = http.createServer(createApp({ store, keys, log, publicBaseUrl: config.publicBaseUrl }).callback());
+  const api = http.createServer(createApp({ store, keys, log, signupUrl: config.signupUrl }).callback());
   const adminToken = newSecret('adm_');
   const admin = http.createServer(createAdminApp({ store, config, log: log.child('admin'), keys }, adminToken).callback());
   // Node's default keep-alive would hold close() open for idle clients; 5 s is plenty locally.

@@ -26,14 +26,16 @@ const configSchema = z.object({
   dataDir: z.string().min(1).default('./data'),
   redisUrl: z.url({ protocol: /^rediss?$/ }).optional(),
   publicBaseUrl: z.url({ protocol: /^https?$/ }).optional(),
+  signupUrl: z.url({ protocol: /^https?$/ }).optional(),
   readConnections: z.coerce.number().int().min(1).max(64).default(4),
   ingestIntervalSeconds: z.coerce.number().int().min(1).default(15),
   chains: z.record(z.string().regex(/^[a-z0-9-]+$/, 'chain names are lowercase letters, digits and -'), chainSchema).default({}),
 });
 
 export type ChainConfig = z.infer<typeof chainSchema> & { name: string };
-export type Config = Omit<z.infer<typeof configSchema>, 'chains' | 'publicBaseUrl'> & {
+export type Config = Omit<z.infer<typeof configSchema>, 'chains' | 'publicBaseUrl' | 'signupUrl'> & {
   publicBaseUrl: string;
+  signupUrl: string;
   chains: Record<string, ChainConfig>;
   configFile: string | null;
 };
@@ -50,6 +52,7 @@ const envNames = {
   dataDir: 'DATA_DIR',
   redisUrl: 'REDIS_URL',
   publicBaseUrl: 'PUBLIC_BASE_URL',
+  signupUrl: 'SIGNUP_URL',
   readConnections: 'DB_READ_CONNECTIONS',
   ingestIntervalSeconds: 'INGEST_INTERVAL_SECONDS',
 } as const;
@@ -72,11 +75,13 @@ export function loadConfig(env: Env = process.env, configFile = env.REPUTATION_C
     throw new ConfigError(`invalid setting ${settingName(issue.path)}: ${issue.message}`);
   }
   const c = parsed.data;
+  const publicBaseUrl = (c.publicBaseUrl ?? `http://127.0.0.1:${c.port}`).replace(/\/$/, '');
   const chains = Object.fromEntries(Object.entries(c.chains).map(([name, chain]) => [name, { ...chain, name }]));
   return Object.freeze({
     ...c,
     dataDir: path.resolve(c.dataDir),
-    publicBaseUrl: (c.publicBaseUrl ?? `http://127.0.0.1:${c.port}`).replace(/\/$/, ''),
+    publicBaseUrl,
+    signupUrl: c.signupUrl ?? `${publicBaseUrl}/signup`,
     chains,
     configFile: configFile ?? null,
   });
@@ -109,6 +114,12 @@ function mergeChains(fileChains: Record<string, unknown> | undefined, env: Env):
     const match = /^RPC_URL_([A-Z0-9_]+)$/.exec(key);
     if (!match || !value) continue;
     const name = match[1]!.toLowerCase().replaceAll('_', '-');
+    if (!chainProfiles[name] && !chains[name]) {
+      throw new ConfigError(
+        `${key} names chain ${name}, which has no shipped profile (${Object.keys(chainProfiles).join(', ')}): ` +
+          `describe it under chains.${name} in the config file (chainId, token, facilitatorNetwork)`,
+      );
+    }
     chains[name] = { ...chainProfiles[name], ...chains[name], rpcUrl: value };
   }
   return chains;
@@ -118,7 +129,7 @@ function settingName(issuePath: readonly PropertyKey[]): string {
   const [head, chain, ...rest] = issuePath.map(String);
   if (head === 'chains' && chain) {
     if (rest[0] === 'rpcUrl') return `RPC_URL_${chain.toUpperCase().replaceAll('-', '_')}`;
-    return `chains.${[chain, ...rest].join('.')}${rest.length === 0 ? ' (no shipped profile: describe it in the config file)' : ''}`;
+    return `chains.${[chain, ...rest].join('.')}`;
   }
   const env = envNames[head as keyof typeof envNames];
   return env ?? (issuePath.join('.') || 'config');

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cliEnv, runCli, startServe, stopServe, type ServeProcess } from './helpers/cli.ts';
 import { tempDataDir } from './helpers/temp.ts';
 
-const lastJsonLine = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, string>;
+const lastJsonLine = (stdout: string) => JSON.parse(stdout.trim().split("\n").at(-1)!) as { id: string; api_key: string; plan: string };
 
 async function reputationStatus(url: string, key: string) {
   const res = await fetch(`${url}/v1/reputation/0x1111111111111111111111111111111111111111`, { headers: { 'X-API-Key': key } });

@@ -69,7 +69,8 @@ async function createInstance(file: string): Promise<DuckDBInstance> {
     const message = err instanceof Error ? err.message : String(err);
     const lock = /Conflicting lock is held in (.*?) \(PID (\d+)\)/.exec(message);
     if (lock) throw new StoreLockedError(file, Number(lock[2]), lock[1]!);
-    if (existsSync(`${file}.wal`)) throw new WalRecoveryError(file, message);
+    // DuckDB appends a C++ stack trace to internal errors: keep its first line only.
+    if (existsSync(`${file}.wal`)) throw new WalRecoveryError(file, message.split('\n')[0]!);
     throw err;
   }
 }

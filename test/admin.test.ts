@@ -1,0 +1,55 @@
+// The admin channel: bound to loopback, token in a 0600 file, every other caller refused.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../pipeline/config.ts';
+import { silentLogger } from '../pipeline/log.ts';
+import { startServer, type RunningServer } from '../api/server.ts';
+import { tempDataDir } from './helpers/temp.ts';
+
+describe('admin endpoint', () => {
+  const dataDir = tempDataDir('admin');
+  let server: RunningServer;
+  let token: string;
+  beforeAll(async () => {
+    server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0' }), silentLogger);
+    token = readFileSync(path.join(dataDir, 'admin.token'), 'utf8');
+  });
+  afterAll(() => server?.close());
+
+  const call = (operation: string, body: unknown, auth = `Bearer ${token}`) =>
+    fetch(`${server.adminUrl}/admin/operations/${operation}`, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  it('listens on 127.0.0.1 and keeps its token in a file only the owner can read', () => {
+    expect(server.adminUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(statSync(path.join(dataDir, 'admin.token')).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(path.join(dataDir, 'admin.json'), 'utf8'))).toEqual({ pid: process.pid, url: server.adminUrl });
+    expect(token).toMatch(/^adm_[A-Za-z0-9]{32}$/);
+  });
+
+  it('refuses a missing or wrong token', async () => {
+    expect((await call('accounts.create', { plan: 'free' }, '')).status).toBe(401);
+    expect((await call('accounts.create', { plan: 'free' }, `Bearer ${token}x`)).status).toBe(401);
+    expect(await server.store.read('SELECT count(*)::INTEGER AS n FROM accounts')).toEqual([{ n: 0 }]);
+  });
+
+  it('validates operations and their arguments', async () => {
+    expect((await call('accounts.delete', {})).status).toBe(404);
+    const bad = await call('accounts.create', { plan: 'platinum' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/^plan: /);
+    const ok = await call('accounts.create', { plan: 'scale', name: 'Acme' });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { result: { plan: string } }).result.plan).toBe('scale');
+  });
+
+  it('removes its discovery files on clean shutdown', async () => {
+    await server.close();
+    expect(existsSync(path.join(dataDir, 'admin.json'))).toBe(false);
+    expect(existsSync(path.join(dataDir, 'admin.token'))).toBe(false);
+  });
+});
