@@ -1,0 +1,13 @@
+// `npm run bench`: every benchmark, each against a baseline measured in the same run on the same
+// machine, printed as one JSON line per benchmark. Results go into docs/performance.md by hand.
+import { benchGroupCommit } from './group-commit.ts';
+
+const benches: Record<string, () => Promise<Record<string, number>>> = {
+  'group-commit': benchGroupCommit,
+};
+
+const only = process.argv[2];
+for (const [name, run] of Object.entries(benches)) {
+  if (only && only !== name) continue;
+  process.stdout.write(`${JSON.stringify({ bench: name, ...(await run()) })}\n`);
+}

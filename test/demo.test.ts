@@ -1,0 +1,67 @@
+// What a newcomer does: `npm run demo`, copy a printed curl command, get a real score; and the
+// devnet on its own, ingested and scored by CLI commands that open the database themselves.
+import { describe, expect, it } from 'vitest';
+import { execFileSync, spawn } from 'node:child_process';
+import { cliEnv, repoRoot, runCli } from './helpers/cli.ts';
+import { tempDataDir } from './helpers/temp.ts';
+
+function startCommand(args: string[], env: NodeJS.ProcessEnv, readyLine: RegExp) {
+  const child = spawn(process.execPath, ['bin/reputation.js', ...args], { cwd: repoRoot, env });
+  let stdout = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const ready = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d;
+      if (readyLine.test(stdout)) resolve(stdout);
+    });
+    void exited.then((code) => reject(new Error(`exited ${code} before ready`)));
+  });
+  return { child, ready, exited };
+}
+
+describe('npm run demo', () => {
+  it('prints one line per demo account and curl commands that return real scores', { timeout: 120_000 }, async () => {
+    const demo = startCommand(['demo'], cliEnv(tempDataDir('demo'), { DEVNET_PORT: '0' }), /Ctrl-C stops the demo\./);
+    try {
+      const out = await demo.ready;
+      const accounts = out.split('\n').filter((l) => l.startsWith('demo account '));
+      expect(accounts.map((l) => /plan (\w+)/.exec(l)![1])).toEqual(['free', 'starter', 'pro', 'enterprise']);
+      for (const line of accounts) expect(line).toMatch(/X-API-Key: rpk_[A-Za-z0-9]{32}$/);
+
+      const curls = out.split('\n').filter((l) => l.trim().startsWith('curl ')).map((l) => l.trim());
+      expect(curls.length).toBeGreaterThanOrEqual(3);
+      const run = (command: string) => JSON.parse(execFileSync('sh', ['-c', command], { encoding: 'utf8' }));
+      const free = run(curls[0]!);
+      const paid = run(curls[1]!);
+      expect(free.score).toMatchObject({ grade: 'C', status: 'scored' });
+      expect(free.chains[0].activity).toBeUndefined();
+      expect(paid.chains[0].activity.total_verified_transactions).toBe(8);
+      expect(run(curls[2]!).score.grade).toBe('F');
+    } finally {
+      demo.child.kill('SIGINT');
+    }
+    expect(await demo.exited).toBe(0);
+  });
+});
+
+describe('reputation devnet + ingest + score without a server', () => {
+  it('ingests the devnet into DATA_DIR and scores it', { timeout: 120_000 }, async () => {
+    const dataDir = tempDataDir('devnet-cli');
+    const devnet = startCommand(['devnet'], cliEnv(dataDir, { DEVNET_PORT: '0' }), /ingest it with: /);
+    try {
+      const rpcUrl = /RPC_URL_DEVNET=(\S+)/.exec(await devnet.ready)![1]!;
+      const env = cliEnv(dataDir, { RPC_URL_DEVNET: rpcUrl });
+      const ingest = await runCli(['ingest'], env);
+      expect(ingest.code).toBe(0);
+      expect(ingest.stdout).toMatch(/devnet\s+0\s+\d+\s+27\s+14/);
+      const score = await runCli(['score'], env);
+      expect(score.code).toBe(0);
+      expect(score.stdout).toMatch(/runId\s+addressCount\s+scoredAt/);
+      const grades = await runCli(['sql', 'SELECT grade, count(*)::INTEGER AS n FROM address_scores GROUP BY grade ORDER BY grade', '--format', 'json'], env);
+      expect(grades.stdout.trim().split('\n').map((l) => JSON.parse(l))).toContainEqual({ grade: 'C', n: 1 });
+    } finally {
+      devnet.child.kill('SIGTERM');
+    }
+    expect(await devnet.exited).toBe(0);
+  });
+});
