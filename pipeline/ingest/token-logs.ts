@@ -116,12 +116,13 @@ async function fetchChunk(client: PublicClient, chain: ChainConfig, fromBlock: b
 
 async function writeChunk(tx: WriteTx, chain: ChainConfig, from: bigint, to: bigint, chunk: Chunk): Promise<void> {
   const name = chain.name;
-  for (const table of ['token_transfers', 'authorizations_used', 'transaction_senders', 'chain_blocks']) {
+  for (const table of ['token_transfers', 'authorizations_used', 'transaction_senders']) {
     await tx.run(`DELETE FROM ${table} WHERE chain = $1 AND block_number BETWEEN $2 AND $3`, [name, from, to]);
   }
+  await tx.run(`DELETE FROM chain_blocks WHERE chain = $1 AND source = $2 AND block_number BETWEEN $3 AND $4`, [name, tokenSource, from, to]);
   await tx.append(
     'chain_blocks',
-    [...chunk.blocks].map(([number, b]) => [name, number, b.hash, timestampValue(b.time * 1_000_000n)]),
+    [...chunk.blocks].map(([number, b]) => [name, number, b.hash, timestampValue(b.time * 1_000_000n), tokenSource]),
   );
   await tx.append(
     'token_transfers',

@@ -13,7 +13,7 @@ WITH payments AS (
     FROM token_transfers t
     JOIN authorizations_used a
       ON a.chain = t.chain AND a.tx_hash = t.tx_hash AND a.token = t.token AND a.authorizer = t.from_address
-    JOIN chain_blocks b ON b.chain = t.chain AND b.block_number = t.block_number
+    JOIN chain_blocks b ON b.chain = t.chain AND b.source = 'token' AND b.block_number = t.block_number
 ),
 sides AS (
   SELECT chain, payer AS address, payee AS counterparty, 'payer' AS role, value, block_time, verified FROM payments
