@@ -10,11 +10,16 @@ const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 2
 const portNumber = z.coerce.number().int().min(0).max(65535);
 const blockNumber = z.coerce.number().int().min(0);
 
+const contract = z.object({ address, startBlock: blockNumber });
+
 const chainSchema = z.object({
   chainId: z.coerce.number().int().positive(),
   rpcUrl: z.url({ protocol: /^https?$/ }).optional(),
   confirmations: z.coerce.number().int().min(0).default(0),
-  token: z.object({ address, startBlock: blockNumber }),
+  token: contract,
+  // ERC-8004 registries; a chain without them has payments only.
+  identityRegistry: contract.optional(),
+  reputationRegistry: contract.optional(),
   // Network key of facilitators.csv whose signers count as verified on this chain.
   facilitatorNetwork: z.string().min(1),
 });

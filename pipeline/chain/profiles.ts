@@ -13,6 +13,9 @@ export const chainProfiles: Record<string, Record<string, unknown>> = {
       // facilitators.csv (Base blocks are exactly 2 s apart from genesis at 1686789347).
       startBlock: 23283726,
     },
+    // ERC-8004 registries (same addresses on every chain they are deployed to).
+    identityRegistry: { address: '0x8004A169FB4a3325136EB29fA0ceB6D2e539a432', startBlock: 41663799 },
+    reputationRegistry: { address: '0x8004BAa17C55a88189AE136b182e5fdA19dE9b63', startBlock: 41663801 },
     facilitatorNetwork: 'base',
   },
   devnet: {
