@@ -3,7 +3,9 @@
 import type { Config } from '../pipeline/config.ts';
 import type { Store } from '../pipeline/store/store.ts';
 import type { Logger } from '../pipeline/log.ts';
-import { ingestTokenLogs, type IngestProgress, type IngestResult } from '../pipeline/ingest/token-logs.ts';
+import { ingestChain } from '../pipeline/ingest/ingest-chain.ts';
+import type { IngestProgress, SourceResult } from '../pipeline/ingest/ingest-source.ts';
+import type { SourceName } from '../pipeline/ingest/sources.ts';
 import { runScoring, type ScoringRun } from '../pipeline/score/run.ts';
 
 export interface JobDeps {
@@ -16,15 +18,19 @@ export class NoChainConfiguredError extends Error {
   override name = 'NoChainConfiguredError';
 }
 
-/** Ingests one chain, or every configured chain when `chain` is omitted. */
-export async function ingestJob(deps: JobDeps, args: { chain?: string }, onProgress?: (p: IngestProgress) => void): Promise<IngestResult[]> {
+/** Ingests one chain (optionally one source), or every configured chain when `chain` is omitted. */
+export async function ingestJob(
+  deps: JobDeps,
+  args: { chain?: string; source?: SourceName },
+  onProgress?: (p: IngestProgress) => void,
+): Promise<SourceResult[]> {
   const names = args.chain ? [args.chain] : Object.keys(deps.config.chains);
   if (names.length === 0) throw new NoChainConfiguredError('no chain is configured: set RPC_URL_<CHAIN> (e.g. RPC_URL_BASE) or run `reputation demo`');
-  const results: IngestResult[] = [];
+  const results: SourceResult[] = [];
   for (const name of names) {
     const chain = deps.config.chains[name];
     if (!chain) throw new NoChainConfiguredError(`chain ${name} is not configured; configured: ${Object.keys(deps.config.chains).join(', ') || 'none'}`);
-    results.push(await ingestTokenLogs({ store: deps.store, chain, log: deps.log.child(`ingest:${name}`), onProgress }));
+    results.push(...(await ingestChain({ store: deps.store, chain, log: deps.log.child('ingest'), only: args.source, onProgress })));
   }
   return results;
 }

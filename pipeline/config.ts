@@ -16,6 +16,11 @@ const chainSchema = z.object({
   chainId: z.coerce.number().int().positive(),
   rpcUrl: z.url({ protocol: /^https?$/ }).optional(),
   confirmations: z.coerce.number().int().min(0).default(0),
+  // Provider limits: getLogs ranges start at (and never exceed) maxBlockRange and shrink when
+  // the provider refuses; requests in flight and per-request timeout.
+  maxBlockRange: z.coerce.number().int().min(1).default(2000),
+  rpcConcurrency: z.coerce.number().int().min(1).max(256).default(8),
+  rpcTimeoutMs: z.coerce.number().int().min(100).default(15_000),
   token: contract,
   // ERC-8004 registries; a chain without them has payments only.
   identityRegistry: contract.optional(),

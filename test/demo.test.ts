@@ -53,7 +53,8 @@ describe('reputation devnet + ingest + score without a server', () => {
       const env = cliEnv(dataDir, { RPC_URL_DEVNET: rpcUrl });
       const ingest = await runCli(['ingest'], env);
       expect(ingest.code).toBe(0);
-      expect(ingest.stdout).toMatch(/devnet\s+0\s+\d+\s+27\s+14/);
+      // 14 payments (Transfer + AuthorizationUsed), 2 plain transfers and 11 mints.
+      expect(ingest.stdout).toMatch(/devnet\s+token\s+0\s+\d+\s+41\s/);
       const score = await runCli(['score'], env);
       expect(score.code).toBe(0);
       expect(score.stdout).toMatch(/runId\s+addressCount\s+scoredAt/);

@@ -1,0 +1,157 @@
+// Ingests one source of one chain from its cursor up to head minus the confirmation depth.
+// Ranges start at the chain's maxBlockRange, shrink to what the provider accepts when it refuses,
+// and grow back on success. Each chunk is written in one transaction with its cursor and block
+// hashes, replacing whatever an earlier attempt stored for the same blocks: a crash or a re-run
+// changes nothing.
+import { timestampValue } from '@duckdb/node-api';
+import type { ChainConfig } from '../config.ts';
+import type { Store } from '../store/store.ts';
+import type { WriteTx } from '../store/group-commit.ts';
+import type { Logger } from '../log.ts';
+import { RangeTooLargeError, type BlockInfo, type Rpc } from '../chain/rpc.ts';
+import type { DecodedLog, EvmSource } from './sources.ts';
+import { readCursor } from './cursors.ts';
+
+export interface IngestProgress {
+  chain: string;
+  source: string;
+  fromBlock: bigint;
+  toBlock: bigint;
+  doneBlock: bigint;
+  logs: number;
+  logsPerSecond: number;
+  etaSeconds: number | null;
+}
+
+export interface SourceResult {
+  chain: string;
+  source: string;
+  fromBlock: string;
+  toBlock: string;
+  logs: number;
+  chunks: number;
+  rangeShrinks: number;
+}
+
+export class InconsistentChunkError extends Error {
+  override name = 'InconsistentChunkError';
+}
+
+const growth = 1.25;
+// A chunk whose logs disagree with the blocks fetched for it (a reorg under our feet) is
+// fetched again this many times before the run gives up.
+const chunkAttempts = 5;
+
+interface Chunk {
+  logs: DecodedLog[];
+  blocks: Map<bigint, BlockInfo>;
+  end: BlockInfo;
+}
+
+export async function ingestSource(deps: {
+  store: Store;
+  rpc: Rpc;
+  chain: ChainConfig;
+  source: EvmSource;
+  log: Logger;
+  head: bigint;
+  onProgress?: (progress: IngestProgress) => void;
+}): Promise<SourceResult> {
+  const { store, rpc, chain, source } = deps;
+  const target = deps.head - BigInt(chain.confirmations);
+  const cursor = await readCursor(store, chain.name, source.name);
+  const from = cursor ? cursor.block + 1n : source.startBlock;
+  const maxRange = BigInt(chain.maxBlockRange);
+  const result: SourceResult = { chain: chain.name, source: source.name, fromBlock: from.toString(), toBlock: target.toString(), logs: 0, chunks: 0, rangeShrinks: 0 };
+  const started = performance.now();
+
+  let range = maxRange;
+  for (let start = from; start <= target; ) {
+    const end = start + range - 1n < target ? start + range - 1n : target;
+    let chunk: Chunk;
+    try {
+      chunk = await fetchChunkConsistently(rpc, source, start, end);
+    } catch (err) {
+      if (!(err instanceof RangeTooLargeError) || range === 1n) throw err;
+      result.rangeShrinks++;
+      const suggested = err.suggestedBlocks;
+      range = suggested && suggested < range ? suggested : range / 2n > 0n ? range / 2n : 1n;
+      continue;
+    }
+    await store.write((tx) => writeChunk(tx, chain.name, source, start, end, chunk));
+    result.logs += chunk.logs.length;
+    result.chunks++;
+    start = end + 1n;
+    range = BigInt(Math.min(Number(maxRange), Math.ceil(Number(range) * growth)));
+
+    const seconds = (performance.now() - started) / 1000;
+    const blocksDone = Number(end - from + 1n);
+    const blocksLeft = Number(target - end);
+    deps.onProgress?.({
+      chain: chain.name,
+      source: source.name,
+      fromBlock: from,
+      toBlock: target,
+      doneBlock: end,
+      logs: result.logs,
+      logsPerSecond: seconds > 0 ? result.logs / seconds : 0,
+      etaSeconds: blocksDone > 0 ? (blocksLeft * seconds) / blocksDone : null,
+    });
+  }
+  if (result.chunks > 0) deps.log.info('ingested', { ...result });
+  return result;
+}
+
+async function fetchChunkConsistently(rpc: Rpc, source: EvmSource, from: bigint, to: bigint): Promise<Chunk> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetchChunk(rpc, source, from, to);
+    } catch (err) {
+      if (!(err instanceof InconsistentChunkError) || attempt >= chunkAttempts) throw err;
+    }
+  }
+}
+
+async function fetchChunk(rpc: Rpc, source: EvmSource, from: bigint, to: bigint): Promise<Chunk> {
+  const logs = (await rpc.getLogs({ address: source.address, events: source.events, fromBlock: from, toBlock: to })) as unknown as DecodedLog[];
+  const withSenders = new Set(logs.filter((l) => source.needsSender(l)).map((l) => l.blockNumber));
+  const numbers = new Set([...logs.map((l) => l.blockNumber), to]);
+  const fetched = await Promise.all([...numbers].map((n) => rpc.getBlock(n, withSenders.has(n))));
+  const blocks = new Map(fetched.map((b) => [b.number, b]));
+  validate(logs, blocks, source);
+  return { logs, blocks, end: blocks.get(to)! };
+}
+
+// Responses are checked where they enter: a log must belong to the block we fetched for its
+// number, appear once, and (for senders) its transaction must be in that block.
+function validate(logs: DecodedLog[], blocks: Map<bigint, BlockInfo>, source: EvmSource): void {
+  const seen = new Set<string>();
+  for (const l of logs) {
+    const block = blocks.get(l.blockNumber)!;
+    if (l.blockHash !== block.hash) throw new InconsistentChunkError(`log in block ${l.blockNumber} has hash ${l.blockHash}, block has ${block.hash}`);
+    const key = `${l.blockNumber}:${l.logIndex}`;
+    if (seen.has(key)) throw new InconsistentChunkError(`duplicate log ${key}`);
+    seen.add(key);
+    if (source.needsSender(l) && !block.senders?.has(l.transactionHash)) {
+      throw new InconsistentChunkError(`transaction ${l.transactionHash} is not in block ${l.blockNumber}`);
+    }
+  }
+}
+
+async function writeChunk(tx: WriteTx, chain: string, source: EvmSource, from: bigint, to: bigint, chunk: Chunk): Promise<void> {
+  const contract = source.address.toLowerCase();
+  for (const { table, contractColumn } of source.tables) {
+    const scope = contractColumn ? ` AND ${contractColumn} = $4` : '';
+    await tx.run(`DELETE FROM ${table} WHERE chain = $1 AND block_number BETWEEN $2 AND $3${scope}`, contractColumn ? [chain, from, to, contract] : [chain, from, to]);
+  }
+  await tx.run(`DELETE FROM chain_blocks WHERE chain = $1 AND source = $2 AND block_number BETWEEN $3 AND $4`, [chain, source.name, from, to]);
+
+  for (const [table, rows] of Object.entries(source.rows(chunk.logs, chunk.blocks, chain))) {
+    if (rows.length > 0) await tx.append(table, rows);
+  }
+  await tx.append(
+    'chain_blocks',
+    [...chunk.blocks.values()].map((b) => [chain, b.number, b.hash, timestampValue(b.timestamp * 1_000_000n), source.name]),
+  );
+  await tx.run('INSERT INTO ingest_cursors VALUES ($1, $2, $3, $4, now())', [chain, source.name, to, chunk.end.hash]);
+}

@@ -1,0 +1,144 @@
+// The EVM sources of a chain: which contract, which events, and how a chunk of decoded logs
+// becomes rows of our raw tables. Each source has its own cursor and owns its tables' rows for
+// its contract, so sources ingest independently.
+import { parseAbi, type AbiEvent, type Address, type Hash, type Log } from 'viem';
+import type { DuckDBValue } from '@duckdb/node-api';
+import type { ChainConfig } from '../config.ts';
+import type { BlockInfo } from '../chain/rpc.ts';
+
+export type SourceName = 'token' | 'identity' | 'reputation';
+
+export interface SourceTable {
+  table: string;
+  /** Column holding the source's contract address, so a range delete stays within the source. */
+  contractColumn: string | null;
+}
+
+export type DecodedLog = Log<bigint, number, false, AbiEvent, true> & { eventName: string; args: Record<string, unknown> };
+
+export interface EvmSource {
+  name: SourceName;
+  address: Address;
+  startBlock: bigint;
+  events: readonly AbiEvent[];
+  tables: SourceTable[];
+  /** Whether blocks holding this log must be fetched with transactions (to learn senders). */
+  needsSender(log: DecodedLog): boolean;
+  rows(logs: DecodedLog[], blocks: Map<bigint, BlockInfo>, chain: string): Record<string, DuckDBValue[][]>;
+}
+
+export const tokenEvents = parseAbi([
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+]);
+
+export const identityEvents = parseAbi([
+  'event Registered(uint256 indexed agentId, string agentURI, address indexed owner)',
+  'event URIUpdated(uint256 indexed agentId, string newURI, address indexed updatedBy)',
+  'event MetadataSet(uint256 indexed agentId, string indexed indexedMetadataKey, string metadataKey, bytes metadataValue)',
+  'event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)',
+]);
+
+export const reputationEvents = parseAbi([
+  'event NewFeedback(uint256 indexed agentId, address indexed clientAddress, uint64 feedbackIndex, int128 value, uint8 valueDecimals, string indexed indexedTag1, string tag1, string tag2, string endpoint, string feedbackURI, bytes32 feedbackHash)',
+  'event FeedbackRevoked(uint256 indexed agentId, address indexed clientAddress, uint64 indexed feedbackIndex)',
+  'event ResponseAppended(uint256 indexed agentId, address indexed clientAddress, uint64 feedbackIndex, address indexed responder, string responseURI, bytes32 responseHash)',
+]);
+
+const lower = (value: unknown) => String(value).toLowerCase();
+const head = (l: DecodedLog, chain: string): DuckDBValue[] => [chain, l.blockNumber, l.transactionHash, l.logIndex, l.address.toLowerCase()];
+
+function byEvent(logs: DecodedLog[], name: string): DecodedLog[] {
+  return logs.filter((l) => l.eventName === name);
+}
+
+function tokenSource(chain: ChainConfig): EvmSource {
+  return {
+    name: 'token',
+    address: chain.token.address as Address,
+    startBlock: BigInt(chain.token.startBlock),
+    events: tokenEvents,
+    tables: [
+      { table: 'token_transfers', contractColumn: 'token' },
+      { table: 'authorizations_used', contractColumn: 'token' },
+      // Senders are only stored for transactions carrying an authorisation of this token.
+      { table: 'transaction_senders', contractColumn: null },
+    ],
+    needsSender: (l) => l.eventName === 'AuthorizationUsed',
+    rows(logs, blocks, chain) {
+      const authorizations = byEvent(logs, 'AuthorizationUsed');
+      const txs = new Map<Hash, bigint>(authorizations.map((l) => [l.transactionHash, l.blockNumber]));
+      return {
+        token_transfers: byEvent(logs, 'Transfer').map((l) => [...head(l, chain), lower(l.args.from), lower(l.args.to), l.args.value as bigint]),
+        authorizations_used: authorizations.map((l) => [...head(l, chain), lower(l.args.authorizer), String(l.args.nonce)]),
+        transaction_senders: [...txs].map(([hash, block]) => [chain, block, hash, blocks.get(block)!.senders!.get(hash)!]),
+      };
+    },
+  };
+}
+
+function identitySource(chain: ChainConfig): EvmSource | null {
+  if (!chain.identityRegistry) return null;
+  return {
+    name: 'identity',
+    address: chain.identityRegistry.address as Address,
+    startBlock: BigInt(chain.identityRegistry.startBlock),
+    events: identityEvents,
+    tables: ['agent_registrations', 'agent_uri_updates', 'agent_metadata', 'agent_transfers'].map((table) => ({ table, contractColumn: 'registry' })),
+    needsSender: () => false,
+    rows(logs, _blocks, chain) {
+      return {
+        agent_registrations: byEvent(logs, 'Registered').map((l) => [...head(l, chain), l.args.agentId as bigint, String(l.args.agentURI), lower(l.args.owner)]),
+        agent_uri_updates: byEvent(logs, 'URIUpdated').map((l) => [...head(l, chain), l.args.agentId as bigint, String(l.args.newURI), lower(l.args.updatedBy)]),
+        agent_metadata: byEvent(logs, 'MetadataSet').map((l) => [...head(l, chain), l.args.agentId as bigint, String(l.args.metadataKey), String(l.args.metadataValue)]),
+        agent_transfers: byEvent(logs, 'Transfer').map((l) => [...head(l, chain), l.args.tokenId as bigint, lower(l.args.from), lower(l.args.to)]),
+      };
+    },
+  };
+}
+
+function reputationSource(chain: ChainConfig): EvmSource | null {
+  if (!chain.reputationRegistry) return null;
+  return {
+    name: 'reputation',
+    address: chain.reputationRegistry.address as Address,
+    startBlock: BigInt(chain.reputationRegistry.startBlock),
+    events: reputationEvents,
+    tables: ['feedback', 'feedback_revocations', 'feedback_responses'].map((table) => ({ table, contractColumn: 'registry' })),
+    needsSender: () => false,
+    rows(logs, _blocks, chain) {
+      return {
+        feedback: byEvent(logs, 'NewFeedback').map((l) => {
+          const a = l.args;
+          return [...head(l, chain), a.agentId as bigint, lower(a.clientAddress), a.feedbackIndex as bigint, a.value as bigint, Number(a.valueDecimals), String(a.tag1), String(a.tag2), String(a.endpoint), String(a.feedbackURI), String(a.feedbackHash)];
+        }),
+        feedback_revocations: byEvent(logs, 'FeedbackRevoked').map((l) => [...head(l, chain), l.args.agentId as bigint, lower(l.args.clientAddress), l.args.feedbackIndex as bigint]),
+        feedback_responses: byEvent(logs, 'ResponseAppended').map((l) => {
+          const a = l.args;
+          return [...head(l, chain), a.agentId as bigint, lower(a.clientAddress), a.feedbackIndex as bigint, lower(a.responder), String(a.responseURI), String(a.responseHash)];
+        }),
+      };
+    },
+  };
+}
+
+/** The sources configured for a chain, in ingestion order. */
+export function sourcesFor(chain: ChainConfig): EvmSource[] {
+  return [tokenSource(chain), identitySource(chain), reputationSource(chain)].filter((s): s is EvmSource => s !== null);
+}
+
+/** Every table a chain's sources write, for rollbacks. */
+export const chainTables = [
+  'token_transfers',
+  'authorizations_used',
+  'transaction_senders',
+  'agent_registrations',
+  'agent_uri_updates',
+  'agent_metadata',
+  'agent_transfers',
+  'feedback',
+  'feedback_revocations',
+  'feedback_responses',
+  'chain_blocks',
+  'ingest_cursors',
+];
