@@ -11,24 +11,44 @@ import { createApp } from './app.ts';
 import { createAdminApp } from './admin/app.ts';
 import { removeAdminFiles, writeAdminFiles } from './admin/files.ts';
 import { newSecret } from './secrets.ts';
-import { startInProcessScheduler, type InProcessScheduler } from '../jobs/in-process.ts';
+import { startInProcessRunner } from '../jobs/in-process.ts';
+import { startBullmqRunner } from '../jobs/bullmq/owner-runner.ts';
+import { createRunLog, type RunLog } from '../jobs/run-log.ts';
+import type { JobRunner } from '../jobs/runner.ts';
 
 export interface RunningServer {
   url: string;
   adminUrl: string;
   store: Store;
   keys: ApiKeyIndex;
-  jobs: InProcessScheduler;
+  jobs: JobRunner;
+  runs: RunLog;
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+export interface ServerOptions {
+  /** Block-range readers inside the owner when REDIS_URL is set (0: only separate workers read). */
+  ioWorkersInOwner?: number;
+}
+
+export async function startServer(config: Config, log: Logger, options: ServerOptions = {}): Promise<RunningServer> {
   const store = await openStore({ dataDir: config.dataDir, readConnections: config.readConnections });
   const keys = await loadApiKeyIndex(store);
+  const runs = createRunLog(store);
+  let jobs: JobRunner;
+  try {
+    jobs = config.redisUrl
+      ? await startBullmqRunner({ store, config, log: log.child('jobs'), runs, redisUrl: config.redisUrl, ioWorkersInOwner: options.ioWorkersInOwner })
+      : startInProcessRunner({ store, config, log: log.child('jobs'), runs });
+    await jobs.reloadSchedules();
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
 
   const api = http.createServer(createApp({ store, keys, log, signupUrl: config.signupUrl }).callback());
   const adminToken = newSecret('adm_');
-  const admin = http.createServer(createAdminApp({ store, config, log: log.child('admin'), keys }, adminToken).callback());
+  const admin = http.createServer(createAdminApp({ store, config, log: log.child('admin'), keys, runs, jobs }, adminToken).callback());
   // Node's default keep-alive would hold close() open for idle clients; 5 s is plenty locally.
   api.keepAliveTimeout = admin.keepAliveTimeout = 5_000;
 
@@ -36,14 +56,13 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await listen(api, config.port, config.host);
     await listen(admin, 0, '127.0.0.1');
   } catch (err) {
-    await Promise.all([stopListening(api), stopListening(admin)]);
+    await Promise.all([stopListening(api), stopListening(admin), jobs.stop()]);
     await store.close();
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new Error(`port ${config.port} on ${config.host} is already in use: stop the other server or set PORT`);
     }
     throw err;
   }
-  const jobs = startInProcessScheduler({ store, config, log: log.child('jobs') });
   const url = `http://${config.host}:${(api.address() as AddressInfo).port}`;
   const adminUrl = `http://127.0.0.1:${(admin.address() as AddressInfo).port}`;
   writeAdminFiles(config.dataDir, { pid: process.pid, url: adminUrl, token: adminToken });
@@ -56,6 +75,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     store,
     keys,
     jobs,
+    runs,
     close: () =>
       (closing ??= (async () => {
         removeAdminFiles(config.dataDir);

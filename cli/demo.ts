@@ -22,7 +22,8 @@ export async function runDemo(base: Config, log: Logger): Promise<void> {
   });
   // Each demo starts a new chain: drop what an earlier demo ingested from its devnet.
   await server.store.write((tx) => forgetChainFrom(tx, 'devnet'));
-  await server.jobs.runOnce();
+  await (await server.jobs.run('ingest', {})).done;
+  await (await server.jobs.run('score', {})).done;
 
   const lines = [`\nreputation demo: API on ${server.url}, devnet JSON-RPC on ${devnet.rpcUrl}`, ''];
   const keys: string[] = [];

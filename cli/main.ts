@@ -6,7 +6,8 @@ import { createLogger } from '../pipeline/log.ts';
 import { StoreLockedError, WalRecoveryError } from '../pipeline/store/errors.ts';
 import { planNames } from '../api/plans.ts';
 import { OperationInputError } from '../api/admin/operations.ts';
-import { NoChainConfiguredError } from '../jobs/handlers.ts';
+import { registerJobCommands } from './jobs.ts';
+import { UsageError } from './usage-error.ts';
 import { closeOnSignals, startServer } from '../api/server.ts';
 import { runOperation } from './operations-client.ts';
 import { printAccount, printRows } from './output.ts';
@@ -45,16 +46,7 @@ program
   .option('--no-payments', 'deploy only, make no payments')
   .action(async (opts: { payments: boolean }) => runDevnet(config(), log, opts));
 
-program
-  .command('ingest')
-  .description('read token logs from the configured chains into the database')
-  .option('--chain <name>', 'only this chain')
-  .action(async (opts: { chain?: string }) => printRows(await runOperation(config(), log, 'ingest', opts), 'table'));
-
-program
-  .command('score')
-  .description('run a scoring run over everything ingested')
-  .action(async () => printRows([await runOperation(config(), log, 'score', {})], 'table'));
+registerJobCommands(program, config, log);
 
 const accounts = program.command('accounts').description('manage API accounts');
 accounts
@@ -79,11 +71,15 @@ program
     printRows(opts.limit === undefined ? result.rows : result.rows.slice(0, opts.limit), opts.format);
   });
 
-const knownFailures = [ConfigError, StoreLockedError, WalRecoveryError, OperationInputError, NoChainConfiguredError];
+const knownFailures = [ConfigError, StoreLockedError, WalRecoveryError, OperationInputError];
 
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
+  if (err instanceof UsageError) {
+    process.stderr.write(`reputation: ${err.message}\n`);
+    process.exit(2);
+  }
   if (err instanceof CommanderError) {
     // Help and version exit 0; every other commander error is a usage error.
     process.exit(err.exitCode === 0 ? 0 : 2);

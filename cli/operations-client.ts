@@ -7,12 +7,19 @@ import { openStore } from '../pipeline/store/store.ts';
 import { StoreLockedError } from '../pipeline/store/errors.ts';
 import { readAdminEndpoint, type AdminEndpoint } from '../api/admin/files.ts';
 import { OperationInputError, runOperationIn, type OperationName } from '../api/admin/operations.ts';
+import { createRunLog, type JobProgress } from '../jobs/run-log.ts';
 
 // A server that is starting holds the lock before its admin endpoint listens: wait that long.
 const lockWaitMs = 10_000;
 const pollMs = 100;
 
-export async function runOperation(config: Config, log: Logger, name: OperationName, args: unknown): Promise<unknown> {
+export async function runOperation(
+  config: Config,
+  log: Logger,
+  name: OperationName,
+  args: unknown,
+  onProgress?: (progress: JobProgress) => void,
+): Promise<unknown> {
   const deadline = Date.now() + lockWaitMs;
   for (;;) {
     const endpoint = readAdminEndpoint(config.dataDir);
@@ -23,7 +30,7 @@ export async function runOperation(config: Config, log: Logger, name: OperationN
       try {
         const store = await openStore({ dataDir: config.dataDir, readConnections: 1 });
         try {
-          return await runOperationIn({ store, config, log }, name, args);
+          return await runOperationIn({ store, config, log, runs: createRunLog(store), onProgress }, name, args);
         } finally {
           await store.close();
         }
@@ -54,6 +61,6 @@ async function callAdmin(endpoint: AdminEndpoint, name: OperationName, args: unk
   }
   const body = (await response.json()) as { result?: unknown; error?: { message: string } };
   if (response.ok) return body.result;
-  if (response.status === 400) throw new OperationInputError(body.error?.message ?? 'bad request');
+  if (response.status === 400 || response.status === 503) throw new OperationInputError(body.error?.message ?? 'bad request');
   throw new Error(`server error: ${body.error?.message ?? response.statusText}`);
 }

@@ -1,40 +1,79 @@
-// Job handlers: the work itself, the same whichever runner calls it (the in-process timer now,
-// BullMQ workers later). No scheduling logic here.
+// Job handlers: the work itself, the same whichever runner calls it (in-process timers, or the
+// owner's BullMQ worker). No scheduling or queue logic here.
 import type { Config } from '../pipeline/config.ts';
 import type { Store } from '../pipeline/store/store.ts';
 import type { Logger } from '../pipeline/log.ts';
 import { ingestChain } from '../pipeline/ingest/ingest-chain.ts';
-import type { IngestProgress, SourceResult } from '../pipeline/ingest/ingest-source.ts';
+import type { SourceResult } from '../pipeline/ingest/ingest-source.ts';
+import type { ChunkFetcher } from '../pipeline/ingest/fetch-chunk.ts';
 import type { SourceName } from '../pipeline/ingest/sources.ts';
-import { runScoring, type ScoringRun } from '../pipeline/score/run.ts';
+import { runScoring } from '../pipeline/score/run.ts';
+import { exportLatestRun } from '../pipeline/export/export-run.ts';
+import { jobInputs, type JobData, type JobName } from './definitions.ts';
+import type { JobProgress } from './run-log.ts';
 
 export interface JobDeps {
   store: Store;
   config: Config;
   log: Logger;
+  /** Where ingestion reads block ranges; in this process when absent. */
+  fetchChunk?: ChunkFetcher;
 }
 
-export class NoChainConfiguredError extends Error {
-  override name = 'NoChainConfiguredError';
+export class JobInputError extends Error {
+  override name = 'JobInputError';
+}
+
+type Handler = (deps: JobDeps, data: JobData, progress: (p: JobProgress) => void) => Promise<unknown>;
+
+const handlers: Record<JobName, Handler> = {
+  ingest: (deps, data, progress) => ingestJob(deps, data as { chain?: string; source?: SourceName }, progress),
+  'fetch-metadata': async () => {
+    throw new JobInputError('fetch-metadata is not available yet');
+  },
+  score: (deps) => runScoring(deps.store),
+  'refresh-sanctions-list': async () => {
+    throw new JobInputError('refresh-sanctions-list is not available yet');
+  },
+  export: (deps) => exportLatestRun(deps.store, deps.config.dataDir),
+};
+
+/** Validates the input and runs the job's handler. */
+export function runHandler(deps: JobDeps, name: JobName, data: unknown, progress: (p: JobProgress) => void = () => {}): Promise<unknown> {
+  const parsed = jobInputs[name].safeParse(data ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new JobInputError(`${name}: ${issue.path.join('.') || 'input'}: ${issue.message}`);
+  }
+  return handlers[name](deps, parsed.data as JobData, progress);
 }
 
 /** Ingests one chain (optionally one source), or every configured chain when `chain` is omitted. */
-export async function ingestJob(
-  deps: JobDeps,
-  args: { chain?: string; source?: SourceName },
-  onProgress?: (p: IngestProgress) => void,
-): Promise<SourceResult[]> {
+async function ingestJob(deps: JobDeps, args: { chain?: string; source?: SourceName }, progress: (p: JobProgress) => void): Promise<SourceResult[]> {
   const names = args.chain ? [args.chain] : Object.keys(deps.config.chains);
-  if (names.length === 0) throw new NoChainConfiguredError('no chain is configured: set RPC_URL_<CHAIN> (e.g. RPC_URL_BASE) or run `reputation demo`');
+  if (names.length === 0) throw new JobInputError('no chain is configured: set RPC_URL_<CHAIN> (e.g. RPC_URL_BASE) or run `reputation demo`');
   const results: SourceResult[] = [];
   for (const name of names) {
     const chain = deps.config.chains[name];
-    if (!chain) throw new NoChainConfiguredError(`chain ${name} is not configured; configured: ${Object.keys(deps.config.chains).join(', ') || 'none'}`);
-    results.push(...(await ingestChain({ store: deps.store, chain, log: deps.log.child('ingest'), only: args.source, onProgress })));
+    if (!chain) throw new JobInputError(`chain ${name} is not configured; configured: ${Object.keys(deps.config.chains).join(', ') || 'none'}`);
+    results.push(
+      ...(await ingestChain({
+        store: deps.store,
+        chain,
+        log: deps.log.child('ingest'),
+        only: args.source,
+        fetchChunk: deps.fetchChunk,
+        onProgress: (p) =>
+          progress({
+            done: Number(p.doneBlock - p.fromBlock + 1n),
+            total: Number(p.toBlock - p.fromBlock + 1n),
+            unit: 'blocks',
+            ratePerSecond: p.logsPerSecond,
+            etaSeconds: p.etaSeconds,
+            detail: `${p.chain}/${p.source} ${p.logs} logs`,
+          }),
+      })),
+    );
   }
   return results;
-}
-
-export function scoreJob(deps: JobDeps): Promise<ScoringRun> {
-  return runScoring(deps.store);
 }

@@ -1,41 +1,53 @@
-// The runner used without REDIS_URL: ingest every configured chain, then rescore, every
-// `ingestIntervalSeconds`, one round at a time (a slow round delays the next, never overlaps it).
+// The runner used without REDIS_URL: each schedule is a timer in the owner, jobs run with bounded
+// concurrency, and a job whose key is already running is not started twice.
+import pLimit from 'p-limit';
+import { jobKey, type JobData, type JobName } from './definitions.ts';
 import type { JobDeps } from './handlers.ts';
-import { ingestJob, scoreJob } from './handlers.ts';
+import type { RunLog, Trigger } from './run-log.ts';
+import { executeJob, type JobRunner, type StartedRun } from './runner.ts';
+import { listSchedules } from './schedules.ts';
+import { newId } from '../api/secrets.ts';
 
-export interface InProcessScheduler {
-  /** Runs one ingest+score round now. */
-  runOnce(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-export function startInProcessScheduler(deps: JobDeps): InProcessScheduler {
-  let timer: NodeJS.Timeout | null = null;
-  let current: Promise<void> = Promise.resolve();
+export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency?: number }): JobRunner {
+  const limit = pLimit(deps.concurrency ?? 2);
+  const running = new Map<string, StartedRun>();
+  let timers: NodeJS.Timeout[] = [];
   let stopped = false;
 
-  const round = async () => {
-    try {
-      if (Object.keys(deps.config.chains).length > 0) await ingestJob(deps, {});
-      await scoreJob(deps);
-    } catch (err) {
-      deps.log.error('scheduled round failed', { error: (err as Error).message });
+  const run = async (name: JobName, data: JobData, trigger: Trigger = 'manual'): Promise<StartedRun> => {
+    const key = jobKey(name, data);
+    const existing = running.get(key);
+    if (existing) return { ...existing, deduplicated: true };
+    const runId = newId('job_');
+    const done = limit(() => executeJob(deps, name, data, trigger, runId)).finally(() => running.delete(key));
+    const started = { runId, deduplicated: false, done };
+    running.set(key, started);
+    return started;
+  };
+
+  const reloadSchedules = async () => {
+    timers.forEach(clearInterval);
+    timers = [];
+    if (stopped) return;
+    for (const schedule of await listSchedules(deps.store, deps.config)) {
+      const timer = setInterval(() => {
+        void run(schedule.jobName, schedule.jobData, 'schedule').then(
+          (s) => s.done.catch((err: Error) => deps.log.error('scheduled job failed', { schedule: schedule.scheduleId, error: err.message })),
+        );
+      }, schedule.everySeconds * 1000);
+      timer.unref();
+      timers.push(timer);
     }
   };
-  const runOnce = () => (current = current.then(round));
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => void runOnce().then(schedule), deps.config.ingestIntervalSeconds * 1000);
-    timer.unref();
-  };
-  schedule();
 
   return {
-    runOnce,
+    kind: 'in-process',
+    run,
+    reloadSchedules,
     async stop() {
       stopped = true;
-      if (timer) clearTimeout(timer);
-      await current;
+      timers.forEach(clearInterval);
+      await Promise.allSettled([...running.values()].map((r) => r.done));
     },
   };
 }

@@ -39,6 +39,9 @@ const configSchema = z.object({
   signupUrl: z.url({ protocol: /^https?$/ }).optional(),
   readConnections: z.coerce.number().int().min(1).max(64).default(4),
   ingestIntervalSeconds: z.coerce.number().int().min(1).default(15),
+  scoreIntervalSeconds: z.coerce.number().int().min(1).default(60),
+  // Where refresh-sanctions-list reads the OFAC list: a local file or folder, or an https URL.
+  sanctionsListSource: z.string().min(1).optional(),
   chains: z.record(z.string().regex(/^[a-z0-9-]+$/, 'chain names are lowercase letters, digits and -'), chainSchema).default({}),
 });
 
@@ -65,6 +68,8 @@ const envNames = {
   signupUrl: 'SIGNUP_URL',
   readConnections: 'DB_READ_CONNECTIONS',
   ingestIntervalSeconds: 'INGEST_INTERVAL_SECONDS',
+  scoreIntervalSeconds: 'SCORE_INTERVAL_SECONDS',
+  sanctionsListSource: 'SANCTIONS_LIST_SOURCE',
 } as const;
 
 type Env = Record<string, string | undefined>;

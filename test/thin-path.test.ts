@@ -23,7 +23,8 @@ describe('devnet → ingest → score → HTTP lookup', () => {
     scenario = await runThinScenario(devnet);
     const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', RPC_URL_DEVNET: devnet.rpcUrl });
     server = await startServer(config, silentLogger);
-    await server.jobs.runOnce();
+    await (await server.jobs.run('ingest', {})).done;
+    await (await server.jobs.run('score', {})).done;
     keys = {
       free: (await createAccount(server.store, { plan: 'free' }, server.keys)).api_key,
       pro: (await createAccount(server.store, { plan: 'pro' }, server.keys)).api_key,
@@ -106,11 +107,11 @@ describe('devnet → ingest → score → HTTP lookup', () => {
   it('ingesting and scoring again changes no fact', async () => {
     const facts = `SELECT * EXCLUDE (run_id) FROM address_scores ORDER BY chain, address`;
     const before = await server.store.read(facts);
-    const ctx = { store: server.store, config: loadConfig({ DATA_DIR: dataDir, RPC_URL_DEVNET: devnet.rpcUrl }), log: silentLogger };
+    const ctx = { store: server.store, config: loadConfig({ DATA_DIR: dataDir, RPC_URL_DEVNET: devnet.rpcUrl }), log: silentLogger, runs: server.runs };
     // Re-read every block: forget the cursor so the same range is written again.
     await server.store.write((tx) => tx.run(`DELETE FROM ingest_cursors WHERE chain = 'devnet'`));
-    await runOperationIn(ctx, 'ingest', {});
-    await runOperationIn(ctx, 'score', {});
+    await runOperationIn(ctx, 'jobs.run', { name: 'ingest' });
+    await runOperationIn(ctx, 'jobs.run', { name: 'score' });
     expect(await server.store.read(facts)).toEqual(before);
     const [counts] = await server.store.read(`SELECT (SELECT count(*) FROM token_transfers)::INTEGER AS t, (SELECT count(*) FROM authorizations_used)::INTEGER AS a`);
     // Every Transfer is stored, x402 or not: the payments, the plain transfers and the mints.

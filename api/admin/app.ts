@@ -3,7 +3,7 @@
 import Koa from 'koa';
 import { secretsEqual } from '../secrets.ts';
 import { isOperationName, OperationInputError, runOperationIn, type OperationContext } from './operations.ts';
-import { NoChainConfiguredError } from '../../jobs/handlers.ts';
+import { QueueUnavailableError } from '../../jobs/bullmq/connection.ts';
 
 const maxBodyBytes = 1 << 20;
 
@@ -27,9 +27,12 @@ export function createAdminApp(ctxBase: OperationContext, token: string): Koa {
     try {
       reply(200, { result: await runOperationIn(ctxBase, match[1], args) });
     } catch (err) {
-      const known = err instanceof OperationInputError || err instanceof NoChainConfiguredError;
-      if (!known) ctxBase.log.error('admin operation failed', { operation: match[1], error: String((err as Error).stack ?? err) });
-      reply(known ? 400 : 500, { error: { code: known ? 'bad_request' : 'internal_error', message: (err as Error).message } });
+      const message = (err as Error).message;
+      if (err instanceof OperationInputError) return reply(400, { error: { code: 'bad_request', message } });
+      // Work that cannot be enqueued is refused at once, never left hanging.
+      if (err instanceof QueueUnavailableError) return reply(503, { error: { code: 'unavailable', message } });
+      ctxBase.log.error('admin operation failed', { operation: match[1], error: String((err as Error).stack ?? err) });
+      reply(500, { error: { code: 'internal_error', message } });
     }
   });
   return app;

@@ -3,18 +3,13 @@
 // output is the same either way.
 import { z } from 'zod';
 import { StatementType } from '@duckdb/node-api';
-import type { Config } from '../../pipeline/config.ts';
-import type { Store } from '../../pipeline/store/store.ts';
-import type { Logger } from '../../pipeline/log.ts';
 import { readRows } from '../../pipeline/store/rows.ts';
 import { createAccount, type ApiKeyIndex } from '../accounts.ts';
 import { planNames } from '../plans.ts';
-import { ingestJob, scoreJob } from '../../jobs/handlers.ts';
+import { JobInputError } from '../../jobs/handlers.ts';
+import { JobOperationError, jobOperations, type JobsContext } from './job-operations.ts';
 
-export interface OperationContext {
-  store: Store;
-  config: Config;
-  log: Logger;
+export interface OperationContext extends JobsContext {
   /** Present inside the server, so a new key works immediately. */
   keys?: ApiKeyIndex;
 }
@@ -31,14 +26,7 @@ export const operations = {
     run: (ctx: OperationContext, args: { plan: (typeof planNames)[number]; name?: string }) =>
       createAccount(ctx.store, args, ctx.keys),
   },
-  ingest: {
-    input: z.object({ chain: z.string().optional() }),
-    run: (ctx: OperationContext, args: { chain?: string }) => ingestJob(ctx, args),
-  },
-  score: {
-    input: z.object({}),
-    run: (ctx: OperationContext) => scoreJob(ctx),
-  },
+  ...jobOperations,
   sql: {
     input: z.object({ query: z.string().min(1) }),
     run: (ctx: OperationContext, args: { query: string }) =>
@@ -70,7 +58,7 @@ export function isOperationName(name: string): name is OperationName {
   return Object.hasOwn(operations, name);
 }
 
-/** Validates `args` and runs the operation; bad input throws OperationInputError. */
+/** Validates `args` and runs the operation; any fault of the input throws OperationInputError. */
 export async function runOperationIn(ctx: OperationContext, name: OperationName, args: unknown): Promise<unknown> {
   const op = operations[name];
   const parsed = op.input.safeParse(args ?? {});
@@ -78,5 +66,10 @@ export async function runOperationIn(ctx: OperationContext, name: OperationName,
     const issue = parsed.error.issues[0]!;
     throw new OperationInputError(`${issue.path.join('.') || 'input'}: ${issue.message}`);
   }
-  return (op.run as (c: OperationContext, a: unknown) => Promise<unknown>)(ctx, parsed.data);
+  try {
+    return await (op.run as (c: OperationContext, a: unknown) => Promise<unknown>)(ctx, parsed.data);
+  } catch (err) {
+    if (err instanceof JobInputError || err instanceof JobOperationError) throw new OperationInputError(err.message);
+    throw err;
+  }
 }

@@ -7,6 +7,7 @@ import { createRpc, type Rpc } from '../chain/rpc.ts';
 import { ingestSource, type IngestProgress, type SourceResult } from './ingest-source.ts';
 import { rollBackReorg } from './reorg.ts';
 import { sourcesFor, type SourceName } from './sources.ts';
+import { localChunkFetcher, type ChunkFetcher } from './fetch-chunk.ts';
 
 export class ChainNotReachableError extends Error {
   override name = 'ChainNotReachableError';
@@ -24,17 +25,20 @@ export async function ingestChain(deps: {
   chain: ChainConfig;
   log: Logger;
   rpc?: Rpc;
+  /** Where block ranges are read: in this process by default, or by remote workers. */
+  fetchChunk?: ChunkFetcher;
   only?: SourceName;
   onProgress?: (progress: IngestProgress) => void;
 }): Promise<SourceResult[]> {
   const rpc = deps.rpc ?? createChainRpc(deps.chain);
+  const fetchChunk = deps.fetchChunk ?? localChunkFetcher(() => rpc);
   const log = deps.log.child(deps.chain.name);
   await rollBackReorg({ store: deps.store, rpc, chain: deps.chain.name, log });
   const head = await rpc.getBlockNumber();
   const results: SourceResult[] = [];
   for (const source of sourcesFor(deps.chain)) {
     if (deps.only && source.name !== deps.only) continue;
-    results.push(await ingestSource({ store: deps.store, rpc, chain: deps.chain, source, log, head, onProgress: deps.onProgress }));
+    results.push(await ingestSource({ store: deps.store, fetchChunk, chain: deps.chain, source, log, head, onProgress: deps.onProgress }));
   }
   return results;
 }

@@ -8,8 +8,9 @@ import type { ChainConfig } from '../config.ts';
 import type { Store } from '../store/store.ts';
 import type { WriteTx } from '../store/group-commit.ts';
 import type { Logger } from '../log.ts';
-import { RangeTooLargeError, type BlockInfo, type Rpc } from '../chain/rpc.ts';
-import type { DecodedLog, EvmSource } from './sources.ts';
+import { RangeTooLargeError } from '../chain/rpc.ts';
+import type { EvmSource } from './sources.ts';
+import type { Chunk, ChunkFetcher } from './fetch-chunk.ts';
 import { readCursor } from './cursors.ts';
 
 export interface IngestProgress {
@@ -33,31 +34,18 @@ export interface SourceResult {
   rangeShrinks: number;
 }
 
-export class InconsistentChunkError extends Error {
-  override name = 'InconsistentChunkError';
-}
-
 const growth = 1.25;
-// A chunk whose logs disagree with the blocks fetched for it (a reorg under our feet) is
-// fetched again this many times before the run gives up.
-const chunkAttempts = 5;
-
-interface Chunk {
-  logs: DecodedLog[];
-  blocks: Map<bigint, BlockInfo>;
-  end: BlockInfo;
-}
 
 export async function ingestSource(deps: {
   store: Store;
-  rpc: Rpc;
+  fetchChunk: ChunkFetcher;
   chain: ChainConfig;
   source: EvmSource;
   log: Logger;
   head: bigint;
   onProgress?: (progress: IngestProgress) => void;
 }): Promise<SourceResult> {
-  const { store, rpc, chain, source } = deps;
+  const { store, chain, source } = deps;
   const target = deps.head - BigInt(chain.confirmations);
   const cursor = await readCursor(store, chain.name, source.name);
   const from = cursor ? cursor.block + 1n : source.startBlock;
@@ -70,7 +58,7 @@ export async function ingestSource(deps: {
     const end = start + range - 1n < target ? start + range - 1n : target;
     let chunk: Chunk;
     try {
-      chunk = await fetchChunkConsistently(rpc, source, start, end);
+      chunk = await deps.fetchChunk({ chain, source: source.name, from: start, to: end });
     } catch (err) {
       if (!(err instanceof RangeTooLargeError) || range === 1n) throw err;
       result.rangeShrinks++;
@@ -100,42 +88,6 @@ export async function ingestSource(deps: {
   }
   if (result.chunks > 0) deps.log.info('ingested', { ...result });
   return result;
-}
-
-async function fetchChunkConsistently(rpc: Rpc, source: EvmSource, from: bigint, to: bigint): Promise<Chunk> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fetchChunk(rpc, source, from, to);
-    } catch (err) {
-      if (!(err instanceof InconsistentChunkError) || attempt >= chunkAttempts) throw err;
-    }
-  }
-}
-
-async function fetchChunk(rpc: Rpc, source: EvmSource, from: bigint, to: bigint): Promise<Chunk> {
-  const logs = (await rpc.getLogs({ address: source.address, events: source.events, fromBlock: from, toBlock: to })) as unknown as DecodedLog[];
-  const withSenders = new Set(logs.filter((l) => source.needsSender(l)).map((l) => l.blockNumber));
-  const numbers = new Set([...logs.map((l) => l.blockNumber), to]);
-  const fetched = await Promise.all([...numbers].map((n) => rpc.getBlock(n, withSenders.has(n))));
-  const blocks = new Map(fetched.map((b) => [b.number, b]));
-  validate(logs, blocks, source);
-  return { logs, blocks, end: blocks.get(to)! };
-}
-
-// Responses are checked where they enter: a log must belong to the block we fetched for its
-// number, appear once, and (for senders) its transaction must be in that block.
-function validate(logs: DecodedLog[], blocks: Map<bigint, BlockInfo>, source: EvmSource): void {
-  const seen = new Set<string>();
-  for (const l of logs) {
-    const block = blocks.get(l.blockNumber)!;
-    if (l.blockHash !== block.hash) throw new InconsistentChunkError(`log in block ${l.blockNumber} has hash ${l.blockHash}, block has ${block.hash}`);
-    const key = `${l.blockNumber}:${l.logIndex}`;
-    if (seen.has(key)) throw new InconsistentChunkError(`duplicate log ${key}`);
-    seen.add(key);
-    if (source.needsSender(l) && !block.senders?.has(l.transactionHash)) {
-      throw new InconsistentChunkError(`transaction ${l.transactionHash} is not in block ${l.blockNumber}`);
-    }
-  }
 }
 
 async function writeChunk(tx: WriteTx, chain: string, source: EvmSource, from: bigint, to: bigint, chunk: Chunk): Promise<void> {

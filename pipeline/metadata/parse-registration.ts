@@ -112,7 +112,7 @@ export function parseRegistration(json: unknown): ParsedRegistration {
     services: fromServices.length > 0 ? fromServices : normaliseServices(raw.endpoints),
     x402Support: raw.x402Support ?? raw.x402support,
     active: raw.active,
-    supportedTrust: (raw.supportedTrust ?? raw.supportedTrusts ?? []).filter(nonNull),
+    supportedTrust: (raw.supportedTrust?.length ? raw.supportedTrust : (raw.supportedTrusts ?? [])).filter(nonNull),
     registrations: raw.registrations.filter(nonNull),
   };
 }

@@ -1,0 +1,103 @@
+// The `jobs` commands as admin operations: run a job, look at runs and schedules, change a
+// schedule. Inside the server they go to its runner (in-process or BullMQ); without a server the
+// CLI runs the job itself and reports progress as it goes.
+import { z } from 'zod';
+import type { Store } from '../../pipeline/store/store.ts';
+import { isJobName, jobInputs, jobNames, type JobName } from '../../jobs/definitions.ts';
+import type { JobRunner } from '../../jobs/runner.ts';
+import { executeJob } from '../../jobs/runner.ts';
+import type { JobDeps } from '../../jobs/handlers.ts';
+import type { JobProgress, RunLog } from '../../jobs/run-log.ts';
+import { listSchedules, saveSchedule } from '../../jobs/schedules.ts';
+
+export interface JobsContext extends JobDeps {
+  runs: RunLog;
+  /** The server's runner; absent when the CLI runs without a server. */
+  jobs?: JobRunner;
+  onProgress?: (progress: JobProgress) => void;
+}
+
+export class JobOperationError extends Error {
+  override name = 'JobOperationError';
+}
+
+const jobName = z.string().refine(isJobName, { message: `job must be one of ${jobNames.join(', ')}` }).transform((n) => n as JobName);
+
+function validData(name: JobName, data: unknown) {
+  const parsed = jobInputs[name].safeParse(data ?? {});
+  if (!parsed.success) throw new JobOperationError(`${name}: ${parsed.error.issues[0]!.path.join('.') || 'input'}: ${parsed.error.issues[0]!.message}`);
+  return parsed.data as Record<string, string | number | undefined>;
+}
+
+export const jobOperations = {
+  'jobs.run': {
+    input: z.object({ name: jobName, data: z.record(z.string(), z.unknown()).default({}), wait: z.boolean().default(true) }),
+    async run(ctx: JobsContext, args: { name: JobName; data: Record<string, unknown>; wait: boolean }) {
+      const data = validData(args.name, args.data);
+      if (!ctx.jobs) {
+        const result = await executeJob({ ...ctx, runs: progressRunLog(ctx) }, args.name, data, 'manual');
+        return { state: 'completed', deduplicated: false, result };
+      }
+      const started = await ctx.jobs.run(args.name, data, 'manual');
+      if (!args.wait) return { run_id: started.runId, state: 'queued', deduplicated: started.deduplicated };
+      const result = await started.done;
+      return { run_id: started.runId, state: 'completed', deduplicated: started.deduplicated, result };
+    },
+  },
+  'jobs.status': {
+    input: z.object({ runId: z.string().optional(), limit: z.number().int().min(1).max(500).default(20) }),
+    async run(ctx: JobsContext, args: { runId?: string; limit: number }) {
+      const rows = await latestRuns(ctx.store, args.runId, args.limit);
+      if (args.runId && rows.length === 0) throw new JobOperationError(`no job run ${args.runId}`);
+      return rows.map((r) => ({ ...r, progress: r.state === 'running' ? (ctx.runs.liveProgress(String(r.run_id)) ?? null) : null }));
+    },
+  },
+  'jobs.list': {
+    input: z.object({}),
+    async run(ctx: JobsContext) {
+      const last = await ctx.store.read(
+        `SELECT job_name, job_data::VARCHAR AS job_data, state, strftime(coalesce(finished_at, started_at), '%Y-%m-%dT%H:%M:%SZ') AS at
+           FROM job_runs QUALIFY row_number() OVER (PARTITION BY job_name, job_data::VARCHAR ORDER BY started_at DESC, finished_at DESC NULLS LAST) = 1`,
+      );
+      return (await listSchedules(ctx.store, ctx.config)).map((s) => {
+        const run = last.find((r) => r.job_name === s.jobName && r.job_data === JSON.stringify(s.jobData));
+        return { schedule: s.scheduleId, job: s.jobName, data: s.jobData, every_seconds: s.everySeconds, runner: ctx.jobs?.kind ?? 'none (no server)', last_state: run?.state ?? null, last_at: run?.at ?? null };
+      });
+    },
+  },
+  'jobs.schedule': {
+    input: z.object({
+      scheduleId: z.string().regex(/^[A-Za-z0-9._-]+$/, 'schedule ids use letters, digits, . _ -'),
+      name: jobName.optional(),
+      data: z.record(z.string(), z.unknown()).default({}),
+      everySeconds: z.number().int().min(1).nullable(),
+    }),
+    async run(ctx: JobsContext, args: { scheduleId: string; name?: JobName; data: Record<string, unknown>; everySeconds: number | null }) {
+      const current = (await listSchedules(ctx.store, ctx.config)).find((s) => s.scheduleId === args.scheduleId);
+      const name = args.name ?? current?.jobName;
+      if (!name) throw new JobOperationError(`schedule ${args.scheduleId} does not exist: give --job to create it`);
+      if (args.everySeconds === null && !current) throw new JobOperationError(`schedule ${args.scheduleId} does not exist`);
+      const data = args.name || Object.keys(args.data).length > 0 ? validData(name, args.data) : current!.jobData;
+      await saveSchedule(ctx.store, { scheduleId: args.scheduleId, jobName: name, jobData: data, everySeconds: args.everySeconds });
+      await ctx.jobs?.reloadSchedules();
+      return { schedule: args.scheduleId, job: name, data, every_seconds: args.everySeconds, removed: args.everySeconds === null };
+    },
+  },
+} as const;
+
+// Without a server, progress goes straight to the CLI's reporter.
+function progressRunLog(ctx: JobsContext): RunLog {
+  return { ...ctx.runs, progress: (id, p) => (ctx.runs.progress(id, p), ctx.onProgress?.(p)) };
+}
+
+async function latestRuns(store: Store, runId: string | undefined, limit: number) {
+  return store.read(
+    `SELECT run_id, job_name, job_data::VARCHAR AS job_data, state, trigger,
+            strftime(started_at, '%Y-%m-%dT%H:%M:%SZ') AS started_at, strftime(finished_at, '%Y-%m-%dT%H:%M:%SZ') AS finished_at,
+            result::VARCHAR AS result, error
+       FROM job_runs WHERE $1::VARCHAR IS NULL OR run_id = $1
+    QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY finished_at DESC NULLS LAST) = 1
+      ORDER BY started_at DESC LIMIT ${limit}`,
+    [runId ?? null],
+  );
+}

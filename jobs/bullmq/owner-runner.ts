@@ -1,0 +1,97 @@
+// The runner used with REDIS_URL, inside the owner: jobs go through the owner queue (so a
+// duplicate is a no-op and failures retry with backoff), the owner's worker runs their handlers
+// against the database, and block ranges are read by `reputation worker` processes through the
+// io queue. Schedules are mirrored into BullMQ job schedulers, and mirrored again every minute so
+// a Redis that lost its data gets them back.
+import { Job, Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
+import { isJobName, jobKey, type JobData, type JobName } from '../definitions.ts';
+import type { JobDeps } from '../handlers.ts';
+import { JobInputError } from '../handlers.ts';
+import type { RunLog, Trigger } from '../run-log.ts';
+import { executeJob, type JobRunner } from '../runner.ts';
+import { listSchedules } from '../schedules.ts';
+import { produce, producerConnection, queueNames, workerConnection } from './connection.ts';
+import { remoteChunkFetcher } from './remote-fetcher.ts';
+import { startIoWorker } from './io-worker.ts';
+
+interface OwnerJobData {
+  data: JobData;
+  trigger: Trigger;
+}
+
+const resyncMs = 60_000;
+
+export async function startBullmqRunner(
+  deps: JobDeps & { runs: RunLog; redisUrl: string; ownerConcurrency?: number; ioWorkersInOwner?: number },
+): Promise<JobRunner> {
+  const ownerQueue = new Queue<OwnerJobData>(queueNames.owner, { connection: producerConnection(deps.redisUrl) });
+  const ownerEvents = new QueueEvents(queueNames.owner, { connection: workerConnection(deps.redisUrl) });
+  const ioQueue = new Queue(queueNames.io, { connection: producerConnection(deps.redisUrl) });
+  const ioEvents = new QueueEvents(queueNames.io, { connection: workerConnection(deps.redisUrl) });
+  const jobDeps = { ...deps, fetchChunk: remoteChunkFetcher(ioQueue, ioEvents) };
+
+  const worker = new Worker<OwnerJobData>(
+    queueNames.owner,
+    async (job: Job<OwnerJobData>) => {
+      if (!isJobName(job.name)) throw new UnrecoverableError(`unknown job ${job.name}`);
+      try {
+        return await executeJob(jobDeps, job.name, job.data.data, job.data.trigger, job.id);
+      } catch (err) {
+        // Bad input never gets better with retries.
+        if (err instanceof JobInputError) throw new UnrecoverableError(err.message);
+        throw err;
+      }
+    },
+    { connection: workerConnection(deps.redisUrl), concurrency: deps.ownerConcurrency ?? 2 },
+  );
+  worker.on('error', (err) => deps.log.warn('owner worker connection error', { error: err.message }));
+  // The owner can read block ranges itself too, so it works with no separate worker running.
+  const ioWorker = (deps.ioWorkersInOwner ?? 2) > 0 ? startIoWorker(deps.config, deps.log.child('io'), { concurrency: deps.ioWorkersInOwner ?? 2 }) : null;
+
+  const reloadSchedules = async () => {
+    const schedules = await listSchedules(deps.store, deps.config);
+    const wanted = new Set(schedules.map((s) => s.scheduleId));
+    for (const s of schedules) {
+      await ownerQueue.upsertJobScheduler(s.scheduleId, { every: s.everySeconds * 1000 }, {
+        name: s.jobName,
+        data: { data: s.jobData, trigger: 'schedule' },
+        opts: { attempts: 3, backoff: { type: 'exponential', delay: 2_000 }, removeOnComplete: { age: 3600 }, removeOnFail: { age: 86_400 } },
+      });
+    }
+    for (const existing of await ownerQueue.getJobSchedulers()) {
+      if (existing.key && !wanted.has(existing.key)) await ownerQueue.removeJobScheduler(existing.key);
+    }
+  };
+  const resync = setInterval(() => void reloadSchedules().catch((err: Error) => deps.log.warn('cannot sync job schedulers', { error: err.message })), resyncMs);
+  resync.unref();
+  await produce('register job schedulers', reloadSchedules);
+
+  return {
+    kind: 'bullmq',
+    async run(name: JobName, data: JobData, trigger: Trigger = 'manual') {
+      const key = jobKey(name, data);
+      // The id starts with the business key; deduplication on the key makes a second request
+      // for the same work a no-op while the first is queued or running: BullMQ then answers
+      // with the first job's id.
+      const jobId = `${key}-${Date.now()}`;
+      const job = await produce(`enqueue ${name}`, () =>
+        ownerQueue.add(name, { data, trigger }, {
+          jobId,
+          deduplication: { id: key },
+          attempts: 3,
+          backoff: { type: 'exponential', delay: 2_000 },
+          removeOnComplete: { age: 3600 },
+          removeOnFail: { age: 86_400 },
+        }),
+      );
+      const first = job.id === jobId ? job : await Job.fromId(ownerQueue, String(job.id));
+      return { runId: String(job.id), deduplicated: job.id !== jobId, done: first ? first.waitUntilFinished(ownerEvents) : Promise.resolve(null) };
+    },
+    reloadSchedules: () => produce('update job schedulers', reloadSchedules),
+    async stop() {
+      clearInterval(resync);
+      await Promise.allSettled([worker.close(), ioWorker?.close()]);
+      await Promise.allSettled([ownerQueue.close(), ownerEvents.close(), ioQueue.close(), ioEvents.close()]);
+    },
+  };
+}

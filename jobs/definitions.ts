@@ -1,0 +1,56 @@
+// The jobs the service runs, their inputs, their deterministic keys and the default schedule.
+import { z } from 'zod';
+import type { Config } from '../pipeline/config.ts';
+
+const sourceName = z.enum(['token', 'identity', 'reputation']);
+
+export const jobInputs = {
+  ingest: z.object({ chain: z.string().min(1).optional(), source: sourceName.optional() }).strict(),
+  'fetch-metadata': z.object({ chain: z.string().min(1).optional(), limit: z.number().int().positive().optional() }).strict(),
+  score: z.object({}).strict(),
+  'refresh-sanctions-list': z.object({}).strict(),
+  export: z.object({}).strict(),
+} as const;
+
+export type JobName = keyof typeof jobInputs;
+export const jobNames = Object.keys(jobInputs) as JobName[];
+export type JobData = Record<string, string | number | undefined>;
+
+export function isJobName(name: string): name is JobName {
+  return Object.hasOwn(jobInputs, name);
+}
+
+/**
+ * The business key of a job: the same request gives the same key, so a duplicate is a no-op while
+ * the first is queued or running. BullMQ forbids ':' in ids, so keys use '-'.
+ */
+export function jobKey(name: JobName, data: JobData): string {
+  const parts = Object.keys(data)
+    .sort()
+    .filter((k) => data[k] !== undefined)
+    .map((k) => String(data[k]));
+  return [name, ...parts].join('-').replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+export interface Schedule {
+  scheduleId: string;
+  jobName: JobName;
+  jobData: JobData;
+  everySeconds: number;
+}
+
+/** The recurring work a fresh installation does; `jobs schedule` overrides any of it. */
+export function defaultSchedules(config: Config): Schedule[] {
+  const perChain = Object.keys(config.chains).flatMap((chain): Schedule[] => [
+    { scheduleId: `ingest-${chain}`, jobName: 'ingest', jobData: { chain }, everySeconds: config.ingestIntervalSeconds },
+    { scheduleId: `fetch-metadata-${chain}`, jobName: 'fetch-metadata', jobData: { chain }, everySeconds: 300 },
+  ]);
+  return [
+    ...perChain,
+    { scheduleId: 'score', jobName: 'score', jobData: {}, everySeconds: config.scoreIntervalSeconds },
+    { scheduleId: 'export', jobName: 'export', jobData: {}, everySeconds: 3600 },
+    ...(config.sanctionsListSource
+      ? [{ scheduleId: 'refresh-sanctions-list', jobName: 'refresh-sanctions-list' as const, jobData: {}, everySeconds: 3600 }]
+      : []),
+  ];
+}

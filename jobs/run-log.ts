@@ -1,0 +1,57 @@
+// Job runs as the owner records them: a row in job_runs when a run starts and another when it
+// ends (newest row wins), and live progress in memory for `jobs status` while it runs.
+import type { Store } from '../pipeline/store/store.ts';
+import { newId } from '../api/secrets.ts';
+import type { JobData, JobName } from './definitions.ts';
+
+export type Trigger = 'schedule' | 'manual';
+
+export interface JobProgress {
+  done: number;
+  total: number;
+  unit: string;
+  ratePerSecond?: number;
+  etaSeconds?: number | null;
+  detail?: string;
+}
+
+export interface RunLog {
+  start(name: JobName, data: JobData, trigger: Trigger, runId?: string): Promise<string>;
+  progress(runId: string, progress: JobProgress): void;
+  finish(runId: string, outcome: { result: unknown } | { error: string }): Promise<void>;
+  liveProgress(runId: string): JobProgress | undefined;
+}
+
+export function createRunLog(store: Store): RunLog {
+  const live = new Map<string, { name: JobName; data: JobData; trigger: Trigger; progress?: JobProgress }>();
+  return {
+    async start(name, data, trigger, runId = newId('job_')) {
+      live.set(runId, { name, data, trigger });
+      await store.write((tx) =>
+        tx.run(`INSERT INTO job_runs VALUES ($1, $2, $3, 'running', $4, now(), NULL, NULL, NULL)`, [runId, name, JSON.stringify(data), trigger]),
+      );
+      return runId;
+    },
+    progress(runId, progress) {
+      const run = live.get(runId);
+      if (run) run.progress = progress;
+    },
+    async finish(runId, outcome) {
+      const run = live.get(runId);
+      live.delete(runId);
+      if (!run) return;
+      const failed = 'error' in outcome;
+      await store.write((tx) =>
+        tx.run(
+          `INSERT INTO job_runs SELECT $1, $2, $3, $4, $5, started_at, now(), $6, $7 FROM job_runs WHERE run_id = $1 AND state = 'running'`,
+          [runId, run.name, JSON.stringify(run.data), failed ? 'failed' : 'completed', run.trigger, failed ? null : JSON.stringify(outcome.result ?? null, bigintSafe), failed ? outcome.error : null],
+        ),
+      );
+    },
+    liveProgress: (runId) => live.get(runId)?.progress,
+  };
+}
+
+function bigintSafe(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value;
+}

@@ -1,0 +1,153 @@
+// The fetch-metadata job: for every agent whose current agentURI has not been fetched (or not
+// recently), fetch the registration file, parse it, judge its quality, gather outside evidence,
+// and append the results. Fetches run with bounded concurrency; rows are written in small
+// batches so one slow server never holds a large transaction open and a crash loses little.
+import { timestampValue } from '@duckdb/node-api';
+import pLimit from 'p-limit';
+import type { Logger } from '../log.ts';
+import type { WriteTx } from '../store/group-commit.ts';
+import { sqlFile } from '../store/sql-files.ts';
+import type { Store } from '../store/store.ts';
+import { gatherEvidence, type AgentEvidence } from './evidence.ts';
+import { fetchRegistrationFile, type FetchRegistrationResult } from './fetch-registration.ts';
+import { parseRegistration, type ParsedRegistration } from './parse-registration.ts';
+import { classifyMetadataQuality, type MetadataQuality } from './quality.ts';
+import type { FetchOptions } from './safe-get.ts';
+
+export interface FetchMetadataJobOptions extends FetchOptions {
+  chain?: string;
+  limit?: number;
+  /** Fetches in flight at once (default 8). */
+  concurrency?: number;
+  /** A URI fetched longer ago than this is fetched again (default 24). */
+  refetchAfterHours?: number;
+  onProgress?: (progress: { done: number; total: number }) => void;
+}
+
+export interface FetchMetadataJobResult {
+  selected: number;
+  /** `ok` or the failure status, per fetched agent. */
+  byStatus: Record<string, number>;
+  byQuality: Record<MetadataQuality, number>;
+}
+
+interface AgentToFetch {
+  chain: string;
+  registry: string;
+  agentId: bigint;
+  agentUri: string;
+}
+
+interface Outcome {
+  agent: AgentToFetch;
+  fetchedAt: Date;
+  fetched: FetchRegistrationResult;
+  parsed: ParsedRegistration | null;
+  quality: MetadataQuality;
+  evidence: { checkedAt: Date; found: AgentEvidence } | null;
+}
+
+const batchSize = 50;
+
+export async function fetchMetadataJob(
+  deps: { store: Store; log: Logger },
+  options: FetchMetadataJobOptions = {},
+): Promise<FetchMetadataJobResult> {
+  const { chain, limit, concurrency = 8, refetchAfterHours = 24, onProgress, ...fetchOptions } = options;
+  const cutoff = new Date(Date.now() - refetchAfterHours * 3_600_000);
+  const agents = (await deps.store.read(sqlFile('metadata/agents_to_fetch'), [chain ?? null, toTimestamp(cutoff), limit ?? null])).map(
+    (row): AgentToFetch => ({
+      chain: String(row.chain),
+      registry: String(row.registry),
+      agentId: BigInt(String(row.agent_id)),
+      agentUri: String(row.agent_uri),
+    }),
+  );
+  deps.log.info('fetching registration files', { agents: agents.length, chain: chain ?? 'all' });
+
+  const result: FetchMetadataJobResult = { selected: agents.length, byStatus: {}, byQuality: { real: 0, placeholder: 0, unknown: 0 } };
+  const pending: Outcome[] = [];
+  const flush = async () => {
+    const batch = pending.splice(0, pending.length);
+    if (batch.length > 0) await deps.store.write((tx) => appendOutcomes(tx, batch));
+  };
+  let done = 0;
+  const limitConcurrency = pLimit(concurrency);
+  await Promise.all(
+    agents.map((agent) =>
+      limitConcurrency(async () => {
+        const outcome = await fetchOne(agent, fetchOptions);
+        const status = outcome.fetched.ok ? 'ok' : outcome.fetched.status;
+        result.byStatus[status] = (result.byStatus[status] ?? 0) + 1;
+        result.byQuality[outcome.quality] += 1;
+        pending.push(outcome);
+        // Writing inside the limited task holds back new fetches while a batch commits.
+        if (pending.length >= batchSize) await flush();
+        onProgress?.({ done: ++done, total: agents.length });
+      }),
+    ),
+  );
+  await flush();
+  deps.log.info('fetched registration files', { ...result });
+  return result;
+}
+
+async function fetchOne(agent: AgentToFetch, options: FetchOptions): Promise<Outcome> {
+  const fetched = await fetchRegistrationFile(agent.agentUri, options);
+  const fetchedAt = new Date();
+  const parsed = fetched.ok ? parseRegistration(fetched.body) : null;
+  const quality = classifyMetadataQuality(parsed, fetched);
+  // Evidence only when there is a file to draw it from: an empty row after a failed fetch would
+  // replace (newest row wins) what an earlier successful fetch found.
+  const evidence = parsed && quality !== 'unknown' ? { found: await gatherEvidence(parsed, options), checkedAt: new Date() } : null;
+  return { agent, fetchedAt, fetched, parsed, quality, evidence };
+}
+
+const toTimestamp = (date: Date) => timestampValue(BigInt(date.getTime()) * 1000n);
+
+async function appendOutcomes(tx: WriteTx, batch: Outcome[]): Promise<void> {
+  await tx.append(
+    'registration_files',
+    batch.map(({ agent, fetchedAt, fetched, parsed, quality }) => [
+      agent.chain,
+      agent.registry,
+      agent.agentId,
+      agent.agentUri,
+      toTimestamp(fetchedAt),
+      fetched.ok ? 'ok' : fetched.status,
+      fetched.ok ? fetched.kind : null,
+      fetched.ok ? fetched.sha256 : null,
+      parsed?.name ?? null,
+      parsed?.description ?? null,
+      parsed?.image ?? null,
+      parsed?.x402Support ?? null,
+      parsed?.active ?? null,
+      parsed ? JSON.stringify(parsed.services) : null,
+      parsed ? JSON.stringify(parsed.supportedTrust) : null,
+      quality,
+      fetched.ok ? null : fetched.error,
+    ]),
+  );
+  await tx.append(
+    'agent_evidence',
+    batch.flatMap(({ agent, evidence }) =>
+      evidence
+        ? [
+            [
+              agent.chain,
+              agent.registry,
+              agent.agentId,
+              toTimestamp(evidence.checkedAt),
+              evidence.found.has_a2a_agent_card,
+              evidence.found.website_url,
+              evidence.found.website_reachable,
+              evidence.found.website_mentions_mcp,
+              evidence.found.website_mentions_x402,
+              evidence.found.github_url,
+              evidence.found.github_stars,
+            ],
+          ]
+        : [],
+    ),
+  );
+}

@@ -1,0 +1,40 @@
+// Addresses a fetch of a URI taken from the chain must never reach: anyone can register an agent
+// whose URI points at our own network (cloud metadata services, admin listeners, databases).
+import { BlockList, isIP } from 'node:net';
+
+const blocked = new BlockList();
+for (const [prefix, bits] of [
+  ['0.0.0.0', 8], // "this" network
+  ['10.0.0.0', 8], // private
+  ['100.64.0.0', 10], // carrier-grade NAT
+  ['127.0.0.0', 8], // loopback
+  ['169.254.0.0', 16], // link-local, cloud metadata (169.254.169.254)
+  ['172.16.0.0', 12], // private
+  ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.0.2.0', 24], // documentation
+  ['192.168.0.0', 16], // private
+  ['198.18.0.0', 15], // benchmarking
+  ['198.51.100.0', 24], // documentation
+  ['203.0.113.0', 24], // documentation
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, broadcast
+] as const) {
+  blocked.addSubnet(prefix, bits, 'ipv4');
+}
+for (const [prefix, bits] of [
+  ['::', 128], // unspecified
+  ['::1', 128], // loopback
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['ff00::', 8], // multicast
+  ['2001:db8::', 32], // documentation
+] as const) {
+  blocked.addSubnet(prefix, bits, 'ipv6');
+}
+
+/** True for loopback, private, link-local and other non-public addresses (IPv4-mapped IPv6 included). */
+export function isPrivateAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return true; // not an address at all: refuse rather than guess
+  return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}

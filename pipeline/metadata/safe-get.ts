@@ -1,0 +1,216 @@
+// One HTTP(S) GET of a URL that came from someone else (an agent's registration), made safe to
+// run unattended: every hop's host is resolved first and refused when private, the connection is
+// pinned to the address that was checked (so DNS cannot answer differently at connect time),
+// redirects are followed by hand up to a limit and only to http/https, the body is counted while
+// it streams, and one deadline covers DNS, connects, redirects and the body. It never throws.
+import { lookup as dnsLookup } from 'node:dns/promises';
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { rootCertificates } from 'node:tls';
+import { isPrivateAddress } from './private-addresses.ts';
+
+export interface FetchOptions {
+  /** Deadline for the whole fetch, redirects and body included. */
+  timeoutMs?: number;
+  maxBytes?: number;
+  /** Where `ipfs://CID/path` is fetched from: `${ipfsGateway}CID/path`. */
+  ipfsGateway?: string;
+  maxRedirects?: number;
+  /** Lets hosts resolve to loopback and private networks: tests and the local demo only. */
+  allowPrivateAddresses?: boolean;
+  /** An extra trusted CA (PEM) for https, next to the public roots, e.g. the loopback devnet's. */
+  ca?: string;
+}
+
+export const fetchDefaults = {
+  timeoutMs: 5000,
+  maxBytes: 256 * 1024,
+  ipfsGateway: 'https://ipfs.io/ipfs/',
+  maxRedirects: 3,
+  allowPrivateAddresses: false,
+} as const;
+
+export type FetchFailureStatus =
+  | 'http_error'
+  | 'timeout'
+  | 'too_large'
+  | 'invalid_json'
+  | 'unsupported_uri'
+  | 'network_error'
+  | 'redirect_refused'
+  | 'private_address';
+
+export interface FetchFailure {
+  ok: false;
+  status: FetchFailureStatus;
+  error: string;
+}
+
+export interface HttpBody {
+  ok: true;
+  /** The URL that answered, after redirects. */
+  url: string;
+  status: number;
+  body: Buffer;
+  /** True when the body was cut at maxBytes (only with `truncate`). */
+  truncated: boolean;
+}
+
+export interface SafeGetOptions extends FetchOptions {
+  accept: string;
+  /** Keep the first maxBytes of a larger body instead of failing with too_large. */
+  truncate?: boolean;
+}
+
+export const failure = (status: FetchFailureStatus, error: string): FetchFailure => ({ ok: false, status, error });
+
+const userAgent = 'wallet-reputation-metadata/1 (+ERC-8004 registration fetcher)';
+
+export async function safeGet(url: string, options: SafeGetOptions): Promise<HttpBody | FetchFailure> {
+  const o = { ...fetchDefaults, ...options };
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), o.timeoutMs);
+  try {
+    let current: URL;
+    try {
+      current = new URL(url);
+    } catch {
+      return failure('unsupported_uri', `not a URL: ${url.slice(0, 200)}`);
+    }
+    for (let redirects = 0; ; redirects++) {
+      if (current.protocol !== 'http:' && current.protocol !== 'https:') {
+        return redirects === 0
+          ? failure('unsupported_uri', `unsupported scheme ${current.protocol}`)
+          : failure('redirect_refused', `redirect to a ${current.protocol} URL`);
+      }
+      const target = await resolveHost(current, o.allowPrivateAddresses, deadline.signal);
+      if (!target.ok) return target;
+      const response = await request(current, target, o, deadline.signal);
+      const status = response.statusCode ?? 0;
+      const location = response.headers.location;
+      if (status >= 300 && status < 400 && location) {
+        response.destroy();
+        if (redirects >= o.maxRedirects) return failure('redirect_refused', `more than ${o.maxRedirects} redirects`);
+        try {
+          current = new URL(location, current);
+        } catch {
+          return failure('redirect_refused', `redirect to an invalid URL: ${location.slice(0, 200)}`);
+        }
+        continue;
+      }
+      if (status < 200 || status >= 300) {
+        response.destroy();
+        return failure('http_error', `HTTP ${status} from ${current.href}`);
+      }
+      const body = await readBody(response, o.maxBytes, o.truncate ?? false, deadline.signal);
+      if (body === 'too_large') return failure('too_large', `body larger than ${o.maxBytes} bytes`);
+      return { ok: true, url: current.href, status, body: body.data, truncated: body.truncated };
+    }
+  } catch (err) {
+    if (deadline.signal.aborted) return failure('timeout', `no complete answer within ${o.timeoutMs} ms`);
+    return failure('network_error', err instanceof Error ? err.message : String(err));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+interface Target {
+  ok: true;
+  address: string;
+  family: 4 | 6;
+}
+
+async function resolveHost(url: URL, allowPrivate: boolean, signal: AbortSignal): Promise<Target | FetchFailure> {
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const addresses = await untilAborted(dnsLookup(host, { all: true, verbatim: true }), signal);
+  const first = addresses[0];
+  if (!first) return failure('network_error', `${host} has no address`);
+  // Every answer must be public: otherwise a name could list one public and one private address.
+  const blocked = addresses.find((a) => isPrivateAddress(a.address));
+  if (blocked && !allowPrivate) return failure('private_address', `${host} resolves to the non-public address ${blocked.address}`);
+  return { ok: true, address: first.address, family: first.family === 6 ? 6 : 4 };
+}
+
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error('aborted'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => (signal.removeEventListener('abort', onAbort), resolve(value)),
+      (err: unknown) => (signal.removeEventListener('abort', onAbort), reject(err)),
+    );
+  });
+}
+
+function request(url: URL, target: Target, o: SafeGetOptions, signal: AbortSignal): Promise<IncomingMessage> {
+  // Connect to the address that was checked, whatever the resolver would say now.
+  const pinned: LookupFunction = (_host, lookupOptions, callback) => {
+    if (lookupOptions.all) callback(null, [{ address: target.address, family: target.family }]);
+    else callback(null, target.address, target.family);
+  };
+  const secure = url.protocol === 'https:';
+  return new Promise((resolve, reject) => {
+    const req = (secure ? https : http).request(
+      {
+        protocol: url.protocol,
+        hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        method: 'GET',
+        headers: { accept: o.accept, 'accept-encoding': 'identity', 'user-agent': userAgent },
+        lookup: pinned,
+        signal,
+        agent: false,
+        ...(secure && o.ca ? { ca: [...rootCertificates, o.ca] } : {}),
+      },
+      resolve,
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function readBody(
+  response: IncomingMessage,
+  maxBytes: number,
+  truncate: boolean,
+  signal: AbortSignal,
+): Promise<{ data: Buffer; truncated: boolean } | 'too_large'> {
+  const declared = Number(response.headers['content-length']);
+  if (!truncate && declared > maxBytes) {
+    response.destroy();
+    return 'too_large';
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of untilAbortedStream(response, signal)) {
+      const room = maxBytes - size;
+      if (chunk.length > room) {
+        if (!truncate) return 'too_large';
+        chunks.push(chunk.subarray(0, room));
+        return { data: Buffer.concat(chunks), truncated: true };
+      }
+      chunks.push(chunk);
+      size += chunk.length;
+    }
+  } finally {
+    response.destroy();
+  }
+  return { data: Buffer.concat(chunks), truncated: false };
+}
+
+// Iterates the response but stops with an error as soon as the deadline passes, even when the
+// server keeps the connection open without sending anything.
+async function* untilAbortedStream(response: IncomingMessage, signal: AbortSignal): AsyncGenerator<Buffer> {
+  const onAbort = () => response.destroy(new Error('aborted'));
+  if (signal.aborted) onAbort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    for await (const chunk of response) yield chunk as Buffer;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}

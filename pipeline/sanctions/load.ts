@@ -1,0 +1,97 @@
+// refresh-sanctions-list: reads a source, and when its content hash differs from the last load,
+// replaces sanctioned_addresses whole and records the load, in one transaction. Everything that
+// can fail (reading, parsing, an empty result) happens before that transaction, and the
+// transaction itself commits all or nothing, so a failed refresh leaves the previous list.
+import { dateValue, timestampValue, type DuckDBValue } from '@duckdb/node-api';
+import type { Store } from '../store/store.ts';
+import { sqlFile } from '../store/sql-files.ts';
+import type { Logger } from '../log.ts';
+import type { ListedAddress } from './listing.ts';
+import { familyOfListed, type SanctionsFamily } from './address-family.ts';
+import { readListings, type SanctionsSource } from './read-listings.ts';
+import { defaultSourceLimits, type SourceLimits } from './read-source.ts';
+
+export type { SanctionsSource } from './read-listings.ts';
+
+export interface RefreshResult {
+  changed: boolean;
+  /** Distinct (family, address) pairs; an address listed under several labels or entries counts once. */
+  addressCount: number;
+  /** Distinct SDN entries with at least one address (entries the source does not name are not counted). */
+  entryCount: number;
+  sha256: string;
+}
+
+interface Row {
+  family: SanctionsFamily;
+  address: string;
+  label: string;
+  sdnUid: string;
+  listedAt: string | null;
+}
+
+export async function refreshSanctionsList(
+  deps: { store: Store; log: Logger },
+  source: SanctionsSource,
+  limits: SourceLimits = defaultSourceLimits,
+): Promise<RefreshResult> {
+  const log = deps.log.child('sanctions');
+  const read = await readListings(source, limits);
+  for (const warning of read.warnings) log.warn('sanctions source', { source: read.description, warning });
+
+  const rows = toRows(read.listed);
+  // An empty list would clear every hit: it is a broken source, never a real publication.
+  if (rows.length === 0) throw new Error(`${read.description}: no digital currency addresses found; keeping the previous list`);
+  const counts = {
+    addressCount: new Set(rows.map((r) => `${r.family}\u0000${r.address}`)).size,
+    entryCount: new Set(rows.map((r) => r.sdnUid).filter((uid) => uid !== '')).size,
+  };
+  const unknown = rows.filter((r) => r.family === 'unknown');
+  if (unknown.length > 0) {
+    log.warn('addresses of no known family: no lookup can match them', { addresses: unknown.map((r) => `${r.label} ${r.address}`) });
+  }
+
+  const changed = await deps.store.write(async (tx) => {
+    const [last] = await tx.all(sqlFile('sanctions/latest_load'));
+    if (last?.source_sha256 === read.sha256) return false;
+    await tx.run('DELETE FROM sanctioned_addresses');
+    await tx.append('sanctioned_addresses', rows.map(toValues));
+    await tx.append('sanctions_list_loads', [
+      [timestampValue(BigInt(Date.now()) * 1000n), read.description, read.sha256, counts.addressCount, counts.entryCount],
+    ]);
+    return true;
+  });
+
+  const summary = { source: read.description, sha256: read.sha256, ...counts, families: familyCounts(rows) };
+  log.info(changed ? 'sanctions list replaced' : 'sanctions list unchanged', summary);
+  return { changed, ...counts, sha256: read.sha256 };
+}
+
+// One row per (family, address, label, entry); the same listing twice (e.g. an EVM address in two
+// cases) is one row, keeping the earliest date.
+function toRows(listed: ListedAddress[]): Row[] {
+  const byKey = new Map<string, Row>();
+  for (const item of listed) {
+    const { family, address } = familyOfListed(item.label, item.address);
+    const key = [family, address, item.label, item.sdnUid].join('\u0000');
+    const seen = byKey.get(key);
+    if (!seen) byKey.set(key, { family, address, label: item.label, sdnUid: item.sdnUid, listedAt: item.listedAt });
+    else if (item.listedAt !== null && (seen.listedAt === null || item.listedAt < seen.listedAt)) seen.listedAt = item.listedAt;
+  }
+  return [...byKey.values()];
+}
+
+function toValues(row: Row): DuckDBValue[] {
+  return [row.family, row.address, row.label, row.sdnUid, row.listedAt === null ? null : toDate(row.listedAt)];
+}
+
+function toDate(iso: string): DuckDBValue {
+  const [year, month, day] = iso.split('-').map(Number);
+  return dateValue({ year: year!, month: month!, day: day! });
+}
+
+function familyCounts(rows: Row[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const row of rows) counts[row.family] = (counts[row.family] ?? 0) + 1;
+  return counts;
+}

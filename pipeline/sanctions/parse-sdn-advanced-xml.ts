@@ -1,0 +1,159 @@
+// Digital-currency addresses from OFAC's authoritative sdn_advanced.xml. Each address is a
+// DistinctParty/Profile/Feature whose FeatureTypeID names, through
+// ReferenceValueSets/FeatureTypeValues/FeatureType, a type labelled `Digital Currency Address -
+// <LABEL>`; the address is the text of FeatureVersion/VersionDetail; the Profile ID is the SDN uid.
+// The designation date is the Date of the SanctionsEntry/EntryEvent whose type is "Created".
+// Type ids differ between publications, so both are resolved by label from the document itself.
+//
+// Streaming: text goes through `write` in chunks. It relies on the schema's element order
+// (ReferenceValueSets before DistinctParties, SanctionsEntries after them), which the XSD's
+// sequence fixes; a document in another order is refused rather than misread.
+import { createXmlScanner } from './xml-scanner.ts';
+import { digitalCurrencyAddressPrefix, type ListedAddress } from './listing.ts';
+
+const createdEventLabel = 'Created';
+
+export interface SdnAdvancedParse {
+  addresses: ListedAddress[];
+  /** DistinctParty elements in the document. */
+  partyCount: number;
+  /** Oddities that did not stop the parse, e.g. an address feature without a value. */
+  warnings: string[];
+}
+
+export interface SdnAdvancedParser {
+  write(chunk: string): void;
+  end(): SdnAdvancedParse;
+}
+
+export function parseSdnAdvancedXml(text: string): SdnAdvancedParse {
+  const parser = createSdnAdvancedParser();
+  parser.write(text);
+  return parser.end();
+}
+
+export function createSdnAdvancedParser(): SdnAdvancedParser {
+  const path: string[] = [];
+  const featureTypes = new Map<string, string>();
+  const eventTypes = new Map<string, string>();
+  const designatedOn = new Map<string, string>();
+  const found: { sdnUid: string; label: string; address: string }[] = [];
+  const warnings: string[] = [];
+  let referenceSetsRead = false;
+  let partyCount = 0;
+
+  // Text of the element being captured (a reference label, a VersionDetail, a date part).
+  let captured: string | null = null;
+  let referenceId = '';
+  let profileId: string | null = null;
+  let feature: { label: string; values: string[] } | null = null;
+  let entryProfileId: string | null = null;
+  let event: { typeId: string; parts: Record<string, string> } | null = null;
+
+  const required = (attributes: Record<string, string>, name: string, element: string): string => {
+    const value = attributes[name];
+    if (value === undefined || value === '') throw new Error(`sdn_advanced.xml: <${element}> without ${name}`);
+    return value;
+  };
+
+  const scanner = createXmlScanner({
+    open(name, attributes) {
+      const parent = path[path.length - 1];
+      const grandparent = path[path.length - 2];
+      if (captured !== null) throw new Error(`sdn_advanced.xml: <${name}> inside <${parent}>, which should hold only text`);
+      path.push(name);
+      if ((name === 'FeatureType' && parent === 'FeatureTypeValues') || (name === 'EntryEventType' && parent === 'EntryEventTypeValues')) {
+        referenceId = required(attributes, 'ID', name);
+        captured = '';
+      } else if (name === 'DistinctParties' && !referenceSetsRead) {
+        throw new Error('sdn_advanced.xml: DistinctParties before ReferenceValueSets, cannot resolve feature types');
+      } else if (name === 'DistinctParty') {
+        partyCount++;
+      } else if (name === 'Profile' && parent === 'DistinctParty') {
+        profileId = required(attributes, 'ID', name);
+      } else if (name === 'Feature' && attributes.FeatureTypeID !== undefined) {
+        feature = openFeature(attributes.FeatureTypeID, parent);
+      } else if (name === 'VersionDetail' && parent === 'FeatureVersion' && feature) {
+        captured = '';
+      } else if (name === 'SanctionsEntry') {
+        entryProfileId = required(attributes, 'ProfileID', name);
+      } else if (name === 'EntryEvent' && parent === 'SanctionsEntry') {
+        event = { typeId: required(attributes, 'EntryEventTypeID', name), parts: {} };
+      } else if ((name === 'Year' || name === 'Month' || name === 'Day') && parent === 'Date' && grandparent === 'EntryEvent' && event) {
+        captured = '';
+      }
+    },
+    text(text) {
+      if (captured !== null) captured += text;
+    },
+    close(name) {
+      path.pop();
+      if (captured !== null) {
+        // A capturing element holds only text (checked in open), so this closes it.
+        const value = captured.trim();
+        captured = null;
+        if (name === 'FeatureType') featureTypes.set(referenceId, value);
+        else if (name === 'EntryEventType') eventTypes.set(referenceId, value);
+        else if (name === 'VersionDetail' && value !== '') feature!.values.push(value);
+        else if (name === 'Year' || name === 'Month' || name === 'Day') event!.parts[name] = value;
+      } else if (name === 'ReferenceValueSets') referenceSetsRead = true;
+      else if (name === 'Feature' && feature) closeFeature(feature);
+      else if (name === 'Profile') profileId = null;
+      else if (name === 'EntryEvent' && event) closeEvent(event);
+      else if (name === 'SanctionsEntry') entryProfileId = null;
+    },
+  });
+
+  function openFeature(typeId: string, parent: string | undefined): { label: string; values: string[] } | null {
+    const typeLabel = featureTypes.get(typeId);
+    if (typeLabel === undefined) throw new Error(`sdn_advanced.xml: Feature with FeatureTypeID ${typeId}, which FeatureTypeValues does not define`);
+    if (!typeLabel.startsWith(digitalCurrencyAddressPrefix)) return null;
+    if (parent !== 'Profile' || profileId === null) {
+      throw new Error(`sdn_advanced.xml: a "${typeLabel}" feature outside DistinctParty/Profile`);
+    }
+    return { label: typeLabel.slice(digitalCurrencyAddressPrefix.length).trim(), values: [] };
+  }
+
+  function closeFeature(open: { label: string; values: string[] }): void {
+    if (open.values.length === 0) warnings.push(`profile ${profileId}: a ${open.label} address feature without a value`);
+    for (const address of open.values) found.push({ sdnUid: profileId!, label: open.label, address });
+    feature = null;
+  }
+
+  function closeEvent(open: { typeId: string; parts: Record<string, string> }): void {
+    event = null;
+    const typeLabel = eventTypes.get(open.typeId);
+    if (typeLabel === undefined) throw new Error(`sdn_advanced.xml: EntryEvent with EntryEventTypeID ${open.typeId}, which EntryEventTypeValues does not define`);
+    if (typeLabel !== createdEventLabel) return;
+    const date = isoDate(open.parts);
+    if (date === null) {
+      warnings.push(`profile ${entryProfileId}: designation date ${JSON.stringify(open.parts)} is not a full date`);
+      return;
+    }
+    const earlier = designatedOn.get(entryProfileId!);
+    if (earlier === undefined || date < earlier) designatedOn.set(entryProfileId!, date);
+  }
+
+  return {
+    write: (chunk) => scanner.write(chunk),
+    end() {
+      scanner.end();
+      if (![...featureTypes.values()].some((label) => label.startsWith(digitalCurrencyAddressPrefix))) {
+        throw new Error(`sdn_advanced.xml: no "${digitalCurrencyAddressPrefix}…" feature type: not an sdn_advanced.xml, or its format changed`);
+      }
+      if (![...eventTypes.values()].includes(createdEventLabel)) {
+        throw new Error(`sdn_advanced.xml: no "${createdEventLabel}" entry event type: cannot tell designation dates`);
+      }
+      const addresses = found.map((a) => ({ ...a, listedAt: designatedOn.get(a.sdnUid) ?? null }));
+      return { addresses, partyCount, warnings };
+    },
+  };
+}
+
+/** YYYY-MM-DD from Year/Month/Day parts, or null when one is missing or the date does not exist. */
+function isoDate(parts: Record<string, string>): string | null {
+  const [year, month, day] = [parts.Year, parts.Month, parts.Day].map((p) => (p !== undefined && /^\d+$/.test(p) ? Number(p) : NaN));
+  const date = new Date(Date.UTC(year!, month! - 1, day!));
+  if (Number.isNaN(date.getTime()) || date.getUTCFullYear() !== year || date.getUTCMonth() !== month! - 1 || date.getUTCDate() !== day) return null;
+  return date.toISOString().slice(0, 10);
+}

@@ -1,0 +1,210 @@
+// fetchRegistrationFile against real loopback servers: an HTTPS origin with a self-signed
+// certificate, a plain HTTP IPFS gateway stand-in, and data:/inline URIs.
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fetchRegistrationFile, ipfsGatewayUrl } from '../pipeline/metadata/fetch-registration.ts';
+import type { FetchOptions } from '../pipeline/metadata/safe-get.ts';
+import { sendJson, startLoopbackServer, type LoopbackServer } from './helpers/loopback-server.ts';
+
+const registration = { type: 'https://eips.ethereum.org/EIPS/eip-8004#registration-v1', name: 'Loopback Agent', description: 'Serves tests.' };
+const registrationText = JSON.stringify(registration);
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+let origin: LoopbackServer;
+let gateway: LoopbackServer;
+let options: FetchOptions;
+const ipfsRequests: string[] = [];
+
+beforeAll(async () => {
+  origin = await startLoopbackServer(
+    async (req, res) => {
+      const url = new URL(req.url ?? '/', 'https://x');
+      const hops = /^\/hops\/(\d+)$/.exec(url.pathname);
+      if (hops) {
+        const left = Number(hops[1]);
+        res.writeHead(302, { location: left > 1 ? `/hops/${left - 1}` : '/agent.json' });
+        return void res.end();
+      }
+      switch (url.pathname) {
+        case '/agent.json':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return void res.end(registrationText);
+        case '/with-bom.json':
+          res.writeHead(200);
+          return void res.end(`\uFEFF${registrationText}`);
+        case '/slow-headers':
+          await sleep(2_000);
+          return sendJson(res, registration);
+        case '/slow-body':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write('{"name":');
+          await sleep(2_000);
+          return void res.end('"late"}');
+        case '/big-chunked': {
+          // No Content-Length: the limit must hold while streaming.
+          res.writeHead(200, { 'content-type': 'application/json' });
+          const chunk = Buffer.alloc(64 * 1024, 0x20);
+          for (let i = 0; i < 64 && !res.destroyed; i++) {
+            if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
+          }
+          return void res.end('{}');
+        }
+        case '/big-declared':
+          res.writeHead(200, { 'content-length': String(10 * 1024 * 1024) });
+          return void res.end();
+        case '/to-ftp':
+          res.writeHead(301, { location: 'ftp://127.0.0.1/agent.json' });
+          return void res.end();
+        case '/to-file':
+          res.writeHead(307, { location: 'file:///etc/passwd' });
+          return void res.end();
+        case '/html':
+          res.writeHead(200, { 'content-type': 'text/html' });
+          return void res.end('<!doctype html><p>not json</p>');
+        default:
+          return sendJson(res, { error: 'not found' }, 404);
+      }
+    },
+    { tls: true },
+  );
+  gateway = await startLoopbackServer((req, res) => {
+    ipfsRequests.push(req.url ?? '');
+    if (req.url?.startsWith('/ipfs/bafyloopback')) return sendJson(res, registration);
+    return sendJson(res, { error: 'no such CID' }, 404);
+  });
+  options = { allowPrivateAddresses: true, ca: origin.ca, ipfsGateway: `${gateway.origin}/ipfs/` };
+});
+
+describe('fetchRegistrationFile over https', () => {
+  it('fetches and parses a JSON file, trusting the extra CA', async () => {
+    const result = await fetchRegistrationFile(`${origin.origin}/agent.json`, options);
+    expect(result).toEqual({ ok: true, kind: 'https', body: registration, sha256: sha256(registrationText) });
+  });
+
+  it('does not trust the self-signed certificate without the CA', async () => {
+    const result = await fetchRegistrationFile(`${origin.origin}/agent.json`, { allowPrivateAddresses: true });
+    expect(result).toMatchObject({ ok: false, status: 'network_error', error: expect.stringMatching(/certificate/i) });
+  });
+
+  it('accepts a file that starts with a byte order mark', async () => {
+    expect(await fetchRegistrationFile(`${origin.origin}/with-bom.json`, options)).toMatchObject({ ok: true, body: registration });
+  });
+
+  it('reports HTTP errors and non-JSON bodies', async () => {
+    expect(await fetchRegistrationFile(`${origin.origin}/missing.json`, options)).toMatchObject({ ok: false, status: 'http_error' });
+    expect(await fetchRegistrationFile(`${origin.origin}/html`, options)).toMatchObject({ ok: false, status: 'invalid_json' });
+  });
+
+  it('times out a server that is slow to answer or slow to finish, within the one deadline', async () => {
+    for (const path of ['/slow-headers', '/slow-body']) {
+      const started = Date.now();
+      const result = await fetchRegistrationFile(`${origin.origin}${path}`, { ...options, timeoutMs: 300 });
+      expect(result).toMatchObject({ ok: false, status: 'timeout' });
+      expect(Date.now() - started).toBeLessThan(1_500);
+    }
+  });
+
+  it('stops reading a body larger than maxBytes, with or without Content-Length', async () => {
+    const chunked = await fetchRegistrationFile(`${origin.origin}/big-chunked`, { ...options, maxBytes: 100_000 });
+    expect(chunked).toMatchObject({ ok: false, status: 'too_large' });
+    const declared = await fetchRegistrationFile(`${origin.origin}/big-declared`, options);
+    expect(declared).toMatchObject({ ok: false, status: 'too_large' });
+  });
+
+  it('follows redirects up to maxRedirects and refuses more', async () => {
+    expect(await fetchRegistrationFile(`${origin.origin}/hops/3`, options)).toMatchObject({ ok: true, kind: 'https', body: registration });
+    expect(await fetchRegistrationFile(`${origin.origin}/hops/4`, options)).toMatchObject({ ok: false, status: 'redirect_refused' });
+    expect(await fetchRegistrationFile(`${origin.origin}/hops/1`, { ...options, maxRedirects: 0 })).toMatchObject({
+      ok: false,
+      status: 'redirect_refused',
+    });
+  });
+
+  it('refuses redirects to schemes other than http and https', async () => {
+    for (const path of ['/to-ftp', '/to-file']) {
+      expect(await fetchRegistrationFile(`${origin.origin}${path}`, options)).toMatchObject({ ok: false, status: 'redirect_refused' });
+    }
+  });
+
+  it('refuses loopback, private and link-local hosts unless allowed', async () => {
+    const strict = { ...options, allowPrivateAddresses: false };
+    const localhost = origin.origin.replace('127.0.0.1', 'localhost');
+    for (const uri of [
+      `${origin.origin}/agent.json`,
+      `${localhost}/agent.json`,
+      'http://[::1]/agent.json',
+      'http://10.1.2.3/agent.json',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::ffff:127.0.0.1]/agent.json',
+      'http://0x7f.1/agent.json',
+    ]) {
+      expect(await fetchRegistrationFile(uri, strict), uri).toMatchObject({ ok: false, status: 'private_address' });
+    }
+    // The same server is fine once private addresses are allowed (tests, the local demo).
+    expect(await fetchRegistrationFile(`${localhost}/agent.json`, options)).toMatchObject({ ok: true });
+  });
+
+  it('reports names that do not resolve as network errors', async () => {
+    expect(await fetchRegistrationFile('https://no-such-host.invalid/agent.json', options)).toMatchObject({ ok: false, status: 'network_error' });
+  });
+
+  it('reports plain http as kind http', async () => {
+    expect(await fetchRegistrationFile(`${gateway.origin}/ipfs/bafyloopback`, options)).toMatchObject({ ok: true, kind: 'http' });
+  });
+});
+
+describe('fetchRegistrationFile over ipfs', () => {
+  it('fetches ipfs://CID[/path] through the gateway', async () => {
+    ipfsRequests.length = 0;
+    expect(await fetchRegistrationFile('ipfs://bafyloopback', options)).toMatchObject({ ok: true, kind: 'ipfs', body: registration });
+    expect(await fetchRegistrationFile('ipfs://bafyloopback/agent/registration.json', options)).toMatchObject({ ok: true, kind: 'ipfs' });
+    expect(await fetchRegistrationFile('ipfs://ipfs/bafyloopback', options)).toMatchObject({ ok: true, kind: 'ipfs' });
+    expect(ipfsRequests).toEqual(['/ipfs/bafyloopback', '/ipfs/bafyloopback/agent/registration.json', '/ipfs/bafyloopback']);
+    expect(await fetchRegistrationFile('ipfs://bafyunknown', options)).toMatchObject({ ok: false, status: 'http_error' });
+  });
+
+  it('builds gateway URLs and rejects malformed ones', () => {
+    expect(ipfsGatewayUrl('ipfs://QmAbc/x.json', 'https://ipfs.io/ipfs/')).toBe('https://ipfs.io/ipfs/QmAbc/x.json');
+    expect(ipfsGatewayUrl('ipfs://QmAbc', 'https://gw.example/ipfs')).toBe('https://gw.example/ipfs/QmAbc');
+    expect(ipfsGatewayUrl('ipfs://', 'https://ipfs.io/ipfs/')).toBeNull();
+    expect(ipfsGatewayUrl('ipfs://{cid}', 'https://ipfs.io/ipfs/')).toBeNull();
+  });
+});
+
+describe('fetchRegistrationFile without a network', () => {
+  it('decodes base64 data: URIs, with or without a media type', async () => {
+    const base64 = Buffer.from(registrationText).toString('base64');
+    for (const uri of [`data:application/json;base64,${base64}`, `data:;base64,${base64}`, `data:application/json;charset=utf-8;base64,${base64}`]) {
+      expect(await fetchRegistrationFile(uri), uri).toEqual({ ok: true, kind: 'data', body: registration, sha256: sha256(registrationText) });
+    }
+  });
+
+  it('decodes percent-encoded and raw data: URIs', async () => {
+    const withPercent = { ...registration, description: '100% uptime, ünïcode' };
+    expect(await fetchRegistrationFile(`data:application/json,${encodeURIComponent(JSON.stringify(withPercent))}`)).toMatchObject({
+      ok: true,
+      kind: 'data',
+      body: withPercent,
+    });
+    // Raw JSON with a stray "%" cannot be percent-decoded and is taken as written.
+    expect(await fetchRegistrationFile(`data:application/json,${JSON.stringify(withPercent)}`)).toMatchObject({ ok: true, body: withPercent });
+  });
+
+  it('takes JSON written on-chain as the URI itself', async () => {
+    expect(await fetchRegistrationFile(`  ${registrationText}\n`)).toEqual({ ok: true, kind: 'json', body: registration, sha256: sha256(registrationText) });
+    expect(await fetchRegistrationFile('{"name": "broken"')).toMatchObject({ ok: false, status: 'invalid_json' });
+  });
+
+  it('applies maxBytes to inline documents', async () => {
+    const big = `data:application/json;base64,${Buffer.from(JSON.stringify({ name: 'x'.repeat(2_000) })).toString('base64')}`;
+    expect(await fetchRegistrationFile(big, { maxBytes: 1_000 })).toMatchObject({ ok: false, status: 'too_large' });
+  });
+
+  it('reports unsupported and malformed URIs without throwing', async () => {
+    for (const uri of ['', '   ', 'ar://abc', 'ftp://example.com/a.json', 'agent.json', 'data:application/json;base64', 'https://', 'ipfs://']) {
+      expect(await fetchRegistrationFile(uri), JSON.stringify(uri)).toMatchObject({ ok: false, status: 'unsupported_uri' });
+    }
+    expect(await fetchRegistrationFile('data:application/json;base64,bm90IGpzb24=')).toMatchObject({ ok: false, status: 'invalid_json' });
+  });
+});
