@@ -40,7 +40,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     jobs = config.redisUrl
       ? await startBullmqRunner({ store, config, log: log.child('jobs'), runs, redisUrl: config.redisUrl, ioWorkersInOwner: options.ioWorkersInOwner })
       : startInProcessRunner({ store, config, log: log.child('jobs'), runs });
-    await jobs.reloadSchedules();
+    if (jobs.kind === 'in-process') await jobs.reloadSchedules();
   } catch (err) {
     await store.close();
     throw err;

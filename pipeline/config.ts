@@ -35,6 +35,8 @@ const configSchema = z.object({
   devnetPort: portNumber.default(8545),
   dataDir: z.string().min(1).default('./data'),
   redisUrl: z.url({ protocol: /^rediss?$/ }).optional(),
+  // Namespace of our BullMQ keys in Redis, so several deployments (or tests) can share one Redis.
+  queuePrefix: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').default('reputation'),
   publicBaseUrl: z.url({ protocol: /^https?$/ }).optional(),
   signupUrl: z.url({ protocol: /^https?$/ }).optional(),
   readConnections: z.coerce.number().int().min(1).max(64).default(4),
@@ -64,6 +66,7 @@ const envNames = {
   devnetPort: 'DEVNET_PORT',
   dataDir: 'DATA_DIR',
   redisUrl: 'REDIS_URL',
+  queuePrefix: 'QUEUE_PREFIX',
   publicBaseUrl: 'PUBLIC_BASE_URL',
   signupUrl: 'SIGNUP_URL',
   readConnections: 'DB_READ_CONNECTIONS',

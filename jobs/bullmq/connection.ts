@@ -10,16 +10,26 @@ export class QueueUnavailableError extends Error {
 }
 
 export function workerConnection(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 200, 2_000) });
+  return quiet(new Redis(url, { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 200, 2_000) }));
 }
 
 export function producerConnection(url: string): Redis {
-  return new Redis(url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2_000,
-    retryStrategy: (times) => Math.min(times * 200, 2_000),
-  });
+  return quiet(
+    new Redis(url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2_000,
+      retryStrategy: (times) => Math.min(times * 200, 2_000),
+    }),
+  );
+}
+
+// ioredis reconnects by itself; an outage surfaces where a command fails (as
+// QueueUnavailableError, or a worker's 'error' event), so the connection's own error events
+// would only repeat it on every reconnect attempt.
+function quiet(redis: Redis): Redis {
+  redis.on('error', () => undefined);
+  return redis;
 }
 
 /** Runs a producer call, turning a Redis outage into QueueUnavailableError. */

@@ -11,7 +11,13 @@ import type { SourceName } from '../../pipeline/ingest/sources.ts';
 import { queueNames, workerConnection } from './connection.ts';
 import type { FetchChunkJobData, FetchChunkJobResult } from './remote-fetcher.ts';
 
-export function startIoWorker(config: Config, log: Logger, options: { concurrency?: number } = {}): Worker {
+export interface IoWorker {
+  waitUntilReady(): Promise<unknown>;
+  /** Finishes the jobs in hand, then closes the Redis connection (BullMQ leaves a connection it was given open). */
+  close(): Promise<void>;
+}
+
+export function startIoWorker(config: Config, log: Logger, options: { concurrency?: number } = {}): IoWorker {
   if (!config.redisUrl) throw new Error('the worker needs REDIS_URL');
   const rpcs = new Map<string, Rpc>();
   const fetchChunk = localChunkFetcher((chain) => {
@@ -20,6 +26,7 @@ export function startIoWorker(config: Config, log: Logger, options: { concurrenc
     return rpc;
   });
 
+  const connection = workerConnection(config.redisUrl);
   const worker = new Worker<FetchChunkJobData, FetchChunkJobResult>(
     queueNames.io,
     async (job) => {
@@ -36,9 +43,15 @@ export function startIoWorker(config: Config, log: Logger, options: { concurrenc
         throw err;
       }
     },
-    { connection: workerConnection(config.redisUrl), concurrency: options.concurrency ?? 4 },
+    { connection, prefix: config.queuePrefix, concurrency: options.concurrency ?? 4 },
   );
   worker.on('failed', (job, err) => log.warn('io job failed', { job: job?.id, attempt: job?.attemptsMade, error: err.message }));
   worker.on('error', (err) => log.warn('io worker connection error', { error: err.message }));
-  return worker;
+  return {
+    waitUntilReady: () => worker.waitUntilReady(),
+    async close() {
+      await worker.close();
+      connection.disconnect();
+    },
+  };
 }

@@ -3,15 +3,19 @@
 // against the database, and block ranges are read by `reputation worker` processes through the
 // io queue. Schedules are mirrored into BullMQ job schedulers, and mirrored again every minute so
 // a Redis that lost its data gets them back.
-import { Job, Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
+import { Job, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
 import { isJobName, jobKey, type JobData, type JobName } from '../definitions.ts';
 import type { JobDeps } from '../handlers.ts';
 import { JobInputError } from '../handlers.ts';
 import type { RunLog, Trigger } from '../run-log.ts';
 import { executeJob, type JobRunner } from '../runner.ts';
 import { listSchedules } from '../schedules.ts';
+import type { Redis } from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { produce, producerConnection, queueNames, workerConnection } from './connection.ts';
 import { remoteChunkFetcher } from './remote-fetcher.ts';
+import { createProducers } from './producers.ts';
+import { newId } from '../../api/secrets.ts';
 import { startIoWorker } from './io-worker.ts';
 
 interface OwnerJobData {
@@ -20,15 +24,28 @@ interface OwnerJobData {
 }
 
 const resyncMs = 60_000;
+const closeGraceMs = 10_000;
+const connectWaitMs = 3_000;
 
 export async function startBullmqRunner(
   deps: JobDeps & { runs: RunLog; redisUrl: string; ownerConcurrency?: number; ioWorkersInOwner?: number },
 ): Promise<JobRunner> {
-  const ownerQueue = new Queue<OwnerJobData>(queueNames.owner, { connection: producerConnection(deps.redisUrl) });
-  const ownerEvents = new QueueEvents(queueNames.owner, { connection: workerConnection(deps.redisUrl) });
-  const ioQueue = new Queue(queueNames.io, { connection: producerConnection(deps.redisUrl) });
-  const ioEvents = new QueueEvents(queueNames.io, { connection: workerConnection(deps.redisUrl) });
-  const jobDeps = { ...deps, fetchChunk: remoteChunkFetcher(ioQueue, ioEvents) };
+  // BullMQ leaves connections it was given open: these are closed in stop().
+  const connections = [producerConnection(deps.redisUrl), workerConnection(deps.redisUrl), workerConnection(deps.redisUrl), workerConnection(deps.redisUrl)];
+  const [producer, ownerEventsConnection, ioEventsConnection, workerConn] = connections as [Redis, Redis, Redis, Redis];
+  const prefix = deps.config.queuePrefix;
+  const ownerEvents = new QueueEvents(queueNames.owner, { connection: ownerEventsConnection, prefix });
+  const ioEvents = new QueueEvents(queueNames.io, { connection: ioEventsConnection, prefix });
+  // Outages surface where a call fails; the 'error' events would only repeat them.
+  for (const emitter of [ownerEvents, ioEvents] as NodeJS.EventEmitter[]) emitter.on('error', () => undefined);
+  // Mirror schedules when Redis first answers, whenever it comes back, and every minute. Redis
+  // being down at start is not fatal: the API serves, and enqueueing answers "unavailable".
+  const syncSchedules = () => void reloadSchedules().catch((err: Error) => deps.log.warn('cannot sync job schedulers', { error: err.message }));
+  const producers = createProducers(producer, prefix, () => {
+    syncSchedules();
+    producer.on('ready', syncSchedules);
+  });
+  const jobDeps = { ...deps, fetchChunk: remoteChunkFetcher(producers.io, ioEvents) };
 
   const worker = new Worker<OwnerJobData>(
     queueNames.owner,
@@ -42,13 +59,14 @@ export async function startBullmqRunner(
         throw err;
       }
     },
-    { connection: workerConnection(deps.redisUrl), concurrency: deps.ownerConcurrency ?? 2 },
+    { connection: workerConn, prefix, concurrency: deps.ownerConcurrency ?? 2 },
   );
   worker.on('error', (err) => deps.log.warn('owner worker connection error', { error: err.message }));
   // The owner can read block ranges itself too, so it works with no separate worker running.
   const ioWorker = (deps.ioWorkersInOwner ?? 2) > 0 ? startIoWorker(deps.config, deps.log.child('io'), { concurrency: deps.ioWorkersInOwner ?? 2 }) : null;
 
-  const reloadSchedules = async () => {
+  async function reloadSchedules() {
+    const ownerQueue = producers.owner();
     const schedules = await listSchedules(deps.store, deps.config);
     const wanted = new Set(schedules.map((s) => s.scheduleId));
     for (const s of schedules) {
@@ -62,9 +80,10 @@ export async function startBullmqRunner(
       if (existing.key && !wanted.has(existing.key)) await ownerQueue.removeJobScheduler(existing.key);
     }
   };
-  const resync = setInterval(() => void reloadSchedules().catch((err: Error) => deps.log.warn('cannot sync job schedulers', { error: err.message })), resyncMs);
+  const resync = setInterval(syncSchedules, resyncMs);
   resync.unref();
-  await produce('register job schedulers', reloadSchedules);
+  // Work enqueued right after start should not fail just because Redis had not answered yet.
+  await producers.ready(connectWaitMs);
 
   return {
     kind: 'bullmq',
@@ -73,9 +92,9 @@ export async function startBullmqRunner(
       // The id starts with the business key; deduplication on the key makes a second request
       // for the same work a no-op while the first is queued or running: BullMQ then answers
       // with the first job's id.
-      const jobId = `${key}-${Date.now()}`;
+      const jobId = `${key}-${newId('')}`;
       const job = await produce(`enqueue ${name}`, () =>
-        ownerQueue.add(name, { data, trigger }, {
+        producers.owner().add(name, { data, trigger }, {
           jobId,
           deduplication: { id: key },
           attempts: 3,
@@ -84,14 +103,24 @@ export async function startBullmqRunner(
           removeOnFail: { age: 86_400 },
         }),
       );
-      const first = job.id === jobId ? job : await Job.fromId(ownerQueue, String(job.id));
+      const first = job.id === jobId ? job : await Job.fromId(producers.owner(), String(job.id));
       return { runId: String(job.id), deduplicated: job.id !== jobId, done: first ? first.waitUntilFinished(ownerEvents) : Promise.resolve(null) };
     },
     reloadSchedules: () => produce('update job schedulers', reloadSchedules),
     async stop() {
       clearInterval(resync);
-      await Promise.allSettled([worker.close(), ioWorker?.close()]);
-      await Promise.allSettled([ownerQueue.close(), ownerEvents.close(), ioQueue.close(), ioEvents.close()]);
+      producer.off('ready', syncSchedules);
+      // Closing waits for Redis; when it is down, give up after a grace period and drop the
+      // connections (jobs in hand finish or are picked up again as stalled).
+      const closing = (async () => {
+        await Promise.allSettled([worker.close(), ioWorker?.close()]);
+        await Promise.allSettled([producers.close(), ownerEvents.close(), ioEvents.close()]);
+      })();
+      const grace = new AbortController();
+      await Promise.race([closing, sleep(closeGraceMs, undefined, { signal: grace.signal }).catch(() => undefined)]);
+      grace.abort();
+      connections.forEach((c) => c.disconnect());
     },
   };
 }
+

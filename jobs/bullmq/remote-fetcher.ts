@@ -19,7 +19,7 @@ export type FetchChunkJobResult = { chunk: string } | { rangeTooLarge: true; mes
 const waitMs = 15_000;
 const addRetryMs = 60_000;
 
-export function remoteChunkFetcher(queue: Queue, events: QueueEvents): ChunkFetcher {
+export function remoteChunkFetcher(ioQueue: () => Queue, events: QueueEvents): ChunkFetcher {
   return async ({ chain, source, from, to }) => {
     const jobId = `fetch-${chain.name}-${source}-${from}-${to}`;
     const data: FetchChunkJobData = { chain: chain.name, source, from: String(from), to: String(to) };
@@ -27,7 +27,7 @@ export function remoteChunkFetcher(queue: Queue, events: QueueEvents): ChunkFetc
     for (;;) {
       let job: Job;
       try {
-        job = await queue.add('fetch-chunk', data, {
+        job = await ioQueue().add('fetch-chunk', data, {
           jobId,
           attempts: 5,
           backoff: { type: 'exponential', delay: 500 },
@@ -46,7 +46,10 @@ export function remoteChunkFetcher(queue: Queue, events: QueueEvents): ChunkFetc
         const message = (err as Error).message;
         if (/timed out|Missing key|Connection|ECONNREFUSED|closed/i.test(message)) continue;
         // The worker gave up on this range: clear the failed job so a retry can add it again.
-        await Job.fromId(queue, jobId).then((j) => j?.remove()).catch(() => undefined);
+        await Promise.resolve()
+          .then(() => Job.fromId(ioQueue(), jobId))
+          .then((j) => j?.remove())
+          .catch(() => undefined);
         throw new Error(`fetching ${jobId} failed in a worker: ${message}`);
       }
       if ('rangeTooLarge' in result) {

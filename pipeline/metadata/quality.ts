@@ -12,10 +12,10 @@
 //   placeholder  everything else, notably: no name, a generic name (`Agent #123`, `test`,
 //                `myAgentName`) or one without letters (`777`), the spec example's text,
 //                endpoints only on example/placeholder hosts, neither description nor services.
+import { isIP } from 'node:net';
 import type { FetchRegistrationResult } from './fetch-registration.ts';
 import type { ParsedRegistration, RegistrationService } from './parse-registration.ts';
 import { isPrivateAddress } from './private-addresses.ts';
-import { isIP } from 'node:net';
 
 export type MetadataQuality = 'real' | 'placeholder' | 'unknown';
 
@@ -27,8 +27,9 @@ const serialSuffix = /(?:[\s_#-]+#?(?=[0-9a-f]*\d)[0-9a-f]{1,8}|\d+)$/i;
 
 // Text of the example registration file in the ERC-8004 specification.
 const specExampleDescription = /a natural language description of the agent, which may include/i;
+// Example and template hosts: RFC 2606 names, the spec example's, `your-agent-url.com`-style blanks.
 const placeholderHosts =
-  /(?:^|\.)(?:example\.(?:com|org|net)|[a-z0-9-]*\.example|localhost|agentxyz\.com|agent\.eth|your-?[a-z0-9-]*\.[a-z]+|yourdomain\.[a-z]+|domain\.com|test\.com)$/i;
+  /(?:^|\.)(?:example\.(?:com|org|net)|[a-z0-9-]*\.example|localhost|agentxyz\.com|agent\.eth|your-[a-z0-9-]+\.[a-z]+|yourdomain\.[a-z]+|domain\.com|test\.com)$/i;
 
 export function classifyMetadataQuality(parsed: ParsedRegistration | null, fetched: FetchRegistrationResult): MetadataQuality {
   if (!fetched.ok || !isJsonObject(fetched.body) || parsed === null) return 'unknown';

@@ -49,12 +49,8 @@ export interface FetchFailure {
 
 export interface HttpBody {
   ok: true;
-  /** The URL that answered, after redirects. */
-  url: string;
-  status: number;
+  /** The 2xx body of the last hop, at most maxBytes long. */
   body: Buffer;
-  /** True when the body was cut at maxBytes (only with `truncate`). */
-  truncated: boolean;
 }
 
 export interface SafeGetOptions extends FetchOptions {
@@ -105,7 +101,7 @@ export async function safeGet(url: string, options: SafeGetOptions): Promise<Htt
       }
       const body = await readBody(response, o.maxBytes, o.truncate ?? false, deadline.signal);
       if (body === 'too_large') return failure('too_large', `body larger than ${o.maxBytes} bytes`);
-      return { ok: true, url: current.href, status, body: body.data, truncated: body.truncated };
+      return { ok: true, body };
     }
   } catch (err) {
     if (deadline.signal.aborted) return failure('timeout', `no complete answer within ${o.timeoutMs} ms`);
@@ -117,19 +113,21 @@ export async function safeGet(url: string, options: SafeGetOptions): Promise<Htt
 
 interface Target {
   ok: true;
-  address: string;
-  family: 4 | 6;
+  /** Every address the host resolved to, all checked; the connection may use any of them. */
+  addresses: { address: string; family: 4 | 6 }[];
 }
 
+// URL keeps IPv6 literals in brackets; DNS and sockets want them bare.
+const bareHost = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
+
 async function resolveHost(url: URL, allowPrivate: boolean, signal: AbortSignal): Promise<Target | FetchFailure> {
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const addresses = await untilAborted(dnsLookup(host, { all: true, verbatim: true }), signal);
-  const first = addresses[0];
-  if (!first) return failure('network_error', `${host} has no address`);
+  const host = bareHost(url);
+  const answers = await untilAborted(dnsLookup(host, { all: true, verbatim: true }), signal);
+  if (answers.length === 0) return failure('network_error', `${host} has no address`);
   // Every answer must be public: otherwise a name could list one public and one private address.
-  const blocked = addresses.find((a) => isPrivateAddress(a.address));
+  const blocked = answers.find((a) => isPrivateAddress(a.address));
   if (blocked && !allowPrivate) return failure('private_address', `${host} resolves to the non-public address ${blocked.address}`);
-  return { ok: true, address: first.address, family: first.family === 6 ? 6 : 4 };
+  return { ok: true, addresses: answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 })) };
 }
 
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
@@ -145,17 +143,19 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 function request(url: URL, target: Target, o: SafeGetOptions, signal: AbortSignal): Promise<IncomingMessage> {
-  // Connect to the address that was checked, whatever the resolver would say now.
+  // Connect only to addresses that were checked, whatever the resolver would say now. With
+  // `all`, Node tries each in turn (happy eyeballs), e.g. 127.0.0.1 when ::1 refuses.
   const pinned: LookupFunction = (_host, lookupOptions, callback) => {
-    if (lookupOptions.all) callback(null, [{ address: target.address, family: target.family }]);
-    else callback(null, target.address, target.family);
+    const [first] = target.addresses;
+    if (lookupOptions.all) callback(null, target.addresses);
+    else callback(null, first!.address, first!.family);
   };
   const secure = url.protocol === 'https:';
   return new Promise((resolve, reject) => {
     const req = (secure ? https : http).request(
       {
         protocol: url.protocol,
-        hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+        hostname: bareHost(url),
         port: url.port || undefined,
         path: `${url.pathname}${url.search}`,
         method: 'GET',
@@ -177,7 +177,7 @@ async function readBody(
   maxBytes: number,
   truncate: boolean,
   signal: AbortSignal,
-): Promise<{ data: Buffer; truncated: boolean } | 'too_large'> {
+): Promise<Buffer | 'too_large'> {
   const declared = Number(response.headers['content-length']);
   if (!truncate && declared > maxBytes) {
     response.destroy();
@@ -191,7 +191,7 @@ async function readBody(
       if (chunk.length > room) {
         if (!truncate) return 'too_large';
         chunks.push(chunk.subarray(0, room));
-        return { data: Buffer.concat(chunks), truncated: true };
+        return Buffer.concat(chunks);
       }
       chunks.push(chunk);
       size += chunk.length;
@@ -199,7 +199,7 @@ async function readBody(
   } finally {
     response.destroy();
   }
-  return { data: Buffer.concat(chunks), truncated: false };
+  return Buffer.concat(chunks);
 }
 
 // Iterates the response but stops with an error as soon as the deadline passes, even when the

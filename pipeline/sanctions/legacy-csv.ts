@@ -55,6 +55,8 @@ export function readLegacyCsv(text: string, columns: number, fileLabel: string):
     }
     if (ch === ',') {
       endField();
+    } else if (ch === '"') {
+      throw new Error(`${fileLabel} line ${line}: a quote inside an unquoted field`);
     } else if (ch === '\n' || ch === '\r') {
       if (ch === '\r' && body[i + 1] === '\n') i++;
       line++;

@@ -37,7 +37,7 @@ export async function refreshSanctionsList(
 ): Promise<RefreshResult> {
   const log = deps.log.child('sanctions');
   const read = await readListings(source, limits);
-  for (const warning of read.warnings) log.warn('sanctions source', { source: read.description, warning });
+  if (read.warnings.length > 0) log.warn('sanctions source has defects', { source: read.description, warnings: read.warnings });
 
   const rows = toRows(read.listed);
   // An empty list would clear every hit: it is a broken source, never a real publication.
@@ -62,7 +62,7 @@ export async function refreshSanctionsList(
     return true;
   });
 
-  const summary = { source: read.description, sha256: read.sha256, ...counts, families: familyCounts(rows) };
+  const summary = { source: read.description, sha256: read.sha256, ...counts, rowsByFamily: rowsByFamily(rows) };
   log.info(changed ? 'sanctions list replaced' : 'sanctions list unchanged', summary);
   return { changed, ...counts, sha256: read.sha256 };
 }
@@ -90,7 +90,7 @@ function toDate(iso: string): DuckDBValue {
   return dateValue({ year: year!, month: month!, day: day! });
 }
 
-function familyCounts(rows: Row[]): Record<string, number> {
+function rowsByFamily(rows: Row[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const row of rows) counts[row.family] = (counts[row.family] ?? 0) + 1;
   return counts;

@@ -41,7 +41,7 @@ export function parseSdnCsv(sdnText: string, commentsText?: string): SdnCsvParse
     const remarks = entry[sdnColumns - 1]!;
     const continuation = continuations.get(sdnUid);
     const items = (continuation === undefined ? remarks : remarks + continuation).split(';');
-    if (continuation === undefined && remarks.length >= remarksCut) {
+    if (continuation === undefined && reachesCut(remarks)) {
       const unfinished = items.pop()!.trim();
       result.cut.push({ sdnUid, fragment: startsAddressItem(unfinished) ? unfinished : null });
     }
@@ -64,17 +64,23 @@ function readContinuations(text: string): Map<string, string> {
   return byUid;
 }
 
-// A continuation only follows remarks cut at exactly the limit. Anything else means the two files
-// come from different publications, and joining them would splice unrelated text into addresses.
+// A continuation only follows remarks cut at the limit. Anything else means the two files come
+// from different publications, and joining them would splice unrelated text into addresses.
 function checkContinuationsFit(entries: string[][], continuations: Map<string, string>): void {
-  const remarksLength = new Map(entries.map((e) => [e[0]!, e[sdnColumns - 1]!.length]));
-  const misfits = [...continuations.keys()].filter((uid) => remarksLength.get(uid) !== remarksCut);
+  const cut = new Map(entries.map((e) => [e[0]!, reachesCut(e[sdnColumns - 1]!)]));
+  const misfits = [...continuations.keys()].filter((uid) => cut.get(uid) !== true);
   if (misfits.length > 0) {
     throw new Error(
       `sdn_comments.csv continues ${misfits.length} entries whose sdn.csv remarks are not cut at ${remarksCut} characters ` +
         `(${misfits.slice(0, 10).join(', ')}${misfits.length > 10 ? ', …' : ''}): the two files are not from the same publication`,
     );
   }
+}
+
+// The files seen so far are ASCII, where characters and bytes agree; whether OFAC counts
+// characters or UTF-8 bytes once a name has accents is unknown, so either reaching it counts.
+function reachesCut(remarks: string): boolean {
+  return remarks.length >= remarksCut || Buffer.byteLength(remarks, 'utf8') >= remarksCut;
 }
 
 function startsAddressItem(item: string): boolean {

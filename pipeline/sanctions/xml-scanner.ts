@@ -8,9 +8,10 @@
 // but whitespace sits outside it, and the document does not stop with elements still open, so a
 // truncated download fails instead of yielding a shorter list.
 //
-// Limits: no DOCTYPE or DTD (refused, so no custom entities and no entity expansion); names keep
-// only their local part (`ns:Name` → `Name`), namespaces are not resolved; attribute values are
-// not whitespace-normalised; the caller decodes bytes (UTF-8) to text.
+// Limits: no DOCTYPE or DTD (refused, so no custom entities and no entity expansion); element
+// names keep only their local part (`ns:Name` → `Name`), attribute names stay as written, and
+// namespaces are not resolved; attribute values are not whitespace-normalised; the caller decodes
+// bytes (UTF-8) to text.
 
 export interface XmlHandler {
   open(name: string, attributes: Record<string, string>): void;
@@ -112,7 +113,7 @@ export function createXmlScanner(handler: XmlHandler): XmlScanner {
     attributePattern.lastIndex = nameEnd;
     let at = nameEnd;
     for (let m = attributePattern.exec(body); m; m = attributePattern.exec(body)) {
-      attributes[localName(m[1]!)] = decodeReferences(m[2] ?? m[3]!, fail);
+      attributes[m[1]!] = decodeReferences(m[2] ?? m[3]!, fail);
       at = attributePattern.lastIndex;
     }
     if (body.slice(at).trim() !== '') fail(`malformed attributes in <${name}>`);

@@ -19,11 +19,12 @@ WITH typed AS (
          END                                                 AS v_registration
     FROM (SELECT *, import_family(import_chain(chain)) AS family FROM import_source)
 ),
-judged AS (
+-- Materialised: both the duplicate search and the result read it, and the checks are the costly part.
+judged AS MATERIALIZED (
   SELECT *,
          coalesce(
            CASE WHEN malformed IS NOT NULL THEN {'bad_column': NULL::VARCHAR, 'reason': malformed} END,
-           import_required('chain', chain, v_chain, 'a chain name (lowercase letters, digits, - and _)'),
+           import_required('chain', chain, v_chain, 'a chain name (letters, digits, - and _)'),
            import_required('registry', registry, v_registry, import_address_form(family)),
            import_required('agent_id', agent_id, v_agent_id, 'a non-negative integer (HUGEINT)'),
            import_required('owner', owner, v_owner, import_address_form(family)),
@@ -33,16 +34,18 @@ judged AS (
          ) AS problem
     FROM typed
 ),
-keyed AS (
-  SELECT *, min(line) OVER (PARTITION BY problem IS NULL, v_chain, v_registry, v_agent_id) AS first_line
-    FROM judged
+-- Keys on more than one good line: the later lines are duplicates of the first.
+duplicates AS (
+  SELECT v_chain, v_registry, v_agent_id, min(line) AS first_line
+    FROM judged WHERE problem IS NULL
+   GROUP BY ALL HAVING count(*) > 1
 )
 SELECT line,
-       coalesce(problem, CASE WHEN line <> first_line THEN {
+       coalesce(problem, CASE WHEN line > first_line THEN {
          'bad_column': NULL::VARCHAR,
          'reason': 'duplicate of line ' || first_line || ' (same chain, registry, agent_id)'
        } END) AS problem,
        v_chain AS chain, v_registry AS registry, v_agent_id AS agent_id, v_owner AS owner,
        v_agent_uri AS agent_uri, v_registered_block AS registered_block, v_tx_hash AS tx_hash,
        v_registration AS registration
-  FROM keyed;
+  FROM judged LEFT JOIN duplicates USING (v_chain, v_registry, v_agent_id);

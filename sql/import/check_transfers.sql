@@ -19,11 +19,12 @@ WITH typed AS (
          import_boolean(authorized)                      AS v_authorized
     FROM (SELECT *, import_family(import_chain(chain)) AS family FROM import_source)
 ),
-judged AS (
+-- Materialised: both the duplicate search and the result read it, and the checks are the costly part.
+judged AS MATERIALIZED (
   SELECT *,
          coalesce(
            CASE WHEN malformed IS NOT NULL THEN {'bad_column': NULL::VARCHAR, 'reason': malformed} END,
-           import_required('chain', chain, v_chain, 'a chain name (lowercase letters, digits, - and _)'),
+           import_required('chain', chain, v_chain, 'a chain name (letters, digits, - and _)'),
            import_required('block_number', block_number, v_block_number, 'a non-negative integer (BIGINT)'),
            import_required('block_time', block_time, v_block_time, 'an ISO-8601 time or epoch seconds'),
            import_required('tx_hash', tx_hash, v_tx_hash, import_tx_hash_form(family)),
@@ -37,16 +38,18 @@ judged AS (
          ) AS problem
     FROM typed
 ),
-keyed AS (
-  SELECT *, min(line) OVER (PARTITION BY problem IS NULL, v_chain, v_tx_hash, v_log_index) AS first_line
-    FROM judged
+-- Keys on more than one good line: the later lines are duplicates of the first.
+duplicates AS (
+  SELECT v_chain, v_tx_hash, v_log_index, min(line) AS first_line
+    FROM judged WHERE problem IS NULL
+   GROUP BY ALL HAVING count(*) > 1
 )
 SELECT line,
-       coalesce(problem, CASE WHEN line <> first_line THEN {
+       coalesce(problem, CASE WHEN line > first_line THEN {
          'bad_column': NULL::VARCHAR,
          'reason': 'duplicate of line ' || first_line || ' (same chain, tx_hash, log_index)'
        } END) AS problem,
        v_chain AS chain, v_block_number AS block_number, v_block_time AS block_time, v_tx_hash AS tx_hash,
        v_log_index AS log_index, v_token AS token, v_from_address AS from_address,
        v_to_address AS to_address, v_value AS value, v_tx_sender AS tx_sender, v_authorized AS authorized
-  FROM keyed;
+  FROM judged LEFT JOIN duplicates USING (v_chain, v_tx_hash, v_log_index);

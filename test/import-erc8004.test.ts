@@ -1,0 +1,124 @@
+// importFile for ERC-8004 agents and feedback: the table layout in CSV, Parquet and JSONL, optional
+// columns left out, and the real agents catalog taken as it is.
+import { describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { importFile } from '../pipeline/import/import-file.ts';
+import { officialIdentityRegistry } from '../pipeline/import/source-columns.ts';
+import { repoRoot } from './helpers/cli.ts';
+import { importFixtures, openImportStore } from './helpers/import-store.ts';
+import { tempDataDir } from './helpers/temp.ts';
+
+const deps = await openImportStore('import-erc8004');
+const scratch = tempDataDir('import-erc8004-files');
+const fixture = (name: string) => path.join(importFixtures, name);
+const catalog = path.join(repoRoot, '../shared/data/erc8004/agents-catalog-2026-03-18.jsonl');
+const reputationRegistry = '0x8004baa17c55a88189ae136b182e5fda19de9b63';
+
+async function rows(table: string, importId: string, order: string) {
+  return deps.store.read(`SELECT * EXCLUDE (import_id) FROM ${table} WHERE import_id = $1 ORDER BY ${order}`, [importId]);
+}
+
+describe('importFile agents', () => {
+  it('loads a CSV with a registration spanning two lines, and reports bad rows on their lines', async () => {
+    const report = await importFile(deps, { file: fixture('agents.csv'), kind: 'agents', onBadRows: 'skip' });
+    expect(report.badRows).toEqual([
+      { line: 5, column: 'agent_id', reason: "agent_id '340282366920938463463374607431768211455' is not a non-negative integer (HUGEINT)" },
+      { line: 6, column: 'registration', reason: "registration '[1,2]' is not a JSON object" },
+    ]);
+    expect(report).toMatchObject({ rowsRead: 5, rowsLoaded: 3, rowsSkipped: 2 });
+    expect(await rows('imported_agents', report.importId, 'chain, agent_id')).toEqual([
+      {
+        chain: 'base', registry: officialIdentityRegistry, agent_id: '1', owner: '0x55fb6e92683190f4cade79f1b676ed77b599fbed',
+        agent_uri: 'https://alpha.example/agent.json', registered_block: '41663900',
+        tx_hash: '0x0f58893d7b68cf6bf19fe5534e319a576a040345bbf94352f9766efe68dfc801',
+        registration: '{"type":"https://eips.ethereum.org/EIPS/eip-8004#registration-v1","name":"Alpha, the first",\n"description":"spans two lines"}',
+      },
+      {
+        chain: 'base', registry: officialIdentityRegistry, agent_id: '2', owner: '0x74f29ee5e3abd86b4d83a8f41eb26857e5ceef0c',
+        agent_uri: 'ipfs://bafkreibme22gw2h7y2h7tg2fhqotaqjucnbc24deqo72b6mkl2egezxhvy', registered_block: null, tx_hash: null, registration: null,
+      },
+      {
+        chain: 'ethereum', registry: officialIdentityRegistry, agent_id: '4', owner: '0x7181a4864221e5ed136efa24ef572e841d6dc597',
+        agent_uri: 'data:application/json;base64,eyJuYW1lIjoiRGVsdGEifQ==', registered_block: '24339925',
+        tx_hash: '0x6119d0fa45b1578699e5179295498ae0f6ef290842db04e8293cf68c5264d346', registration: null,
+      },
+    ]);
+  });
+
+  it('loads Parquet without the optional columns but with a nested registration, as JSON', async () => {
+    const file = path.join(scratch, 'agents.parquet');
+    const instance = await DuckDBInstance.create(':memory:');
+    const conn = await instance.connect();
+    await conn.run(
+      `COPY (SELECT 'base' AS chain, '${officialIdentityRegistry}' AS registry, 7::BIGINT AS agent_id,
+                    '0xACC629E0951078394DA3C2051BA8F3AB78F3432D' AS owner,
+                    {'name': 'Parquet agent', 'x402Support': true, 'services': [{'name': 'A2A'}]} AS registration)
+         TO '${file}' (FORMAT parquet)`,
+    );
+    conn.closeSync();
+    instance.closeSync();
+    const report = await importFile(deps, { file, kind: 'agents', onBadRows: 'refuse' });
+    expect(report).toMatchObject({ format: 'parquet', rowsRead: 1, rowsLoaded: 1, refused: false });
+    expect(await rows('imported_agents', report.importId, 'agent_id')).toEqual([
+      {
+        chain: 'base', registry: officialIdentityRegistry, agent_id: '7', owner: '0xacc629e0951078394da3c2051ba8f3ab78f3432d',
+        agent_uri: null, registered_block: null, tx_hash: null,
+        registration: '{"name":"Parquet agent","x402Support":true,"services":[{"name":"A2A"}]}',
+      },
+    ]);
+  });
+
+  it('imports the real agents catalog as it is, reporting its error stubs', async () => {
+    const started = performance.now();
+    const report = await importFile(deps, { file: catalog, kind: 'agents', onBadRows: 'skip' });
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`agents catalog: ${report.rowsRead} lines in ${seconds.toFixed(2)} s`);
+    expect(report).toMatchObject({ format: 'jsonl', rowsRead: 29_099, rowsLoaded: 24_538, rowsSkipped: 4_561, refused: false });
+    expect(report.badRows).toHaveLength(100);
+    expect(report.badRows[0]).toEqual({ line: 190, reason: `catalog error stub: Unexpected token '<', "<!doctype "... is not valid JSON` });
+    expect(seconds).toBeLessThan(30);
+
+    const byChain = await deps.store.read(
+      `SELECT chain, registry, count(*)::INTEGER AS agents, count(registration)::INTEGER AS registrations
+         FROM imported_agents WHERE import_id = $1 GROUP BY ALL ORDER BY chain`,
+      [report.importId],
+    );
+    expect(byChain).toEqual([
+      { chain: 'base', registry: officialIdentityRegistry, agents: 33, registrations: 33 },
+      { chain: 'ethereum', registry: officialIdentityRegistry, agents: 24_505, registrations: 24_505 },
+    ]);
+    // Line 7 of the file: {"id":10001,"owner":"0x8bA7…","chain":"ethereum",…,"registeredBlock":24342224,…}
+    const [agent] = await deps.store.read(
+      `SELECT owner, registered_block, tx_hash, registration->>'name' AS name FROM imported_agents
+        WHERE import_id = $1 AND chain = 'ethereum' AND agent_id = 10001`,
+      [report.importId],
+    );
+    expect(agent).toEqual({
+      owner: '0x8ba7775c177b5898d4e38cc7bcafc23c18380ce3', registered_block: '24342224',
+      tx_hash: '0x5ba6891c7fbace791ef8b983d74142b640c8e4a29247911c3798515fad117b27', name: '1',
+    });
+  });
+});
+
+describe('importFile feedback', () => {
+  it('loads JSONL feedback: signed values, empty or absent tags, optional times', async () => {
+    const report = await importFile(deps, { file: fixture('feedback.jsonl'), kind: 'feedback', onBadRows: 'skip' });
+    expect(report.badRows).toEqual([
+      { line: 4, column: 'value_decimals', reason: "value_decimals '19' is not an integer from 0 to 18" },
+      { line: 5, column: 'given_at', reason: "given_at 'soon' is not an ISO-8601 time or epoch seconds" },
+      { line: 6, reason: 'duplicate of line 1 (same chain, registry, agent_id, client_address, feedback_index)' },
+    ]);
+    const loaded = await deps.store.read(
+      `SELECT * EXCLUDE (import_id) REPLACE (given_at::VARCHAR AS given_at) FROM imported_feedback
+        WHERE import_id = $1 ORDER BY agent_id, feedback_index`,
+      [report.importId],
+    );
+    const common = { chain: 'base', registry: reputationRegistry };
+    expect(loaded).toEqual([
+      { ...common, agent_id: '1', client_address: '0xfb37e8b22d7e537d0c72c3302db188cb2caf99d4', feedback_index: '1', value: '87', value_decimals: 0, tag1: 'starred', tag2: '', given_at: '2025-11-05 12:00:00', revoked: false },
+      { ...common, agent_id: '1', client_address: '0xfb37e8b22d7e537d0c72c3302db188cb2caf99d4', feedback_index: '2', value: '-3250', value_decimals: 2, tag1: 'tradingYield', tag2: 'month', given_at: null, revoked: true },
+      { ...common, agent_id: '2', client_address: '0xc4c17129e46c24879730411d81f6c9b1c189ab1b', feedback_index: '1', value: '170141183460469231731687303715884105727', value_decimals: 18, tag1: 'uptime', tag2: '', given_at: '2025-11-05 00:00:00', revoked: false },
+    ]);
+  });
+});

@@ -1,0 +1,192 @@
+// importFile for token transfers: the same rows from CSV, JSONL, Parquet and gzip; bad rows on
+// their physical lines; a missing column refuses the file; Solana rows keep their base58 verbatim.
+import { describe, expect, it } from 'vitest';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { importFile } from '../pipeline/import/import-file.ts';
+import { ImportFileError } from '../pipeline/import/errors.ts';
+import { formatFromName } from '../pipeline/import/format.ts';
+import { importCounts, importFixtures, openImportStore } from './helpers/import-store.ts';
+import { tempDataDir } from './helpers/temp.ts';
+
+const deps = await openImportStore('import-transfers');
+const scratch = tempDataDir('import-transfers-files');
+const fixture = (name: string) => path.join(importFixtures, name);
+
+const usdcBase = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+const usdcMint = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+
+// transfers.csv, .jsonl and the Parquet file below all hold these rows, written differently
+// (mixed-case hex, epoch seconds, offsets, 1/TRUE booleans, JSON numbers).
+const expected = [
+  {
+    chain: 'base', block_number: '38123456', block_time: '2025-11-03 10:15:00',
+    tx_hash: '0x06e954bc0fdb3fc9f9a203cd3988fc81c4312c74b50df0d527a5271d7a3035d2', log_index: 7, token: usdcBase,
+    from_address: '0x55fb6e92683190f4cade79f1b676ed77b599fbed', to_address: '0x74f29ee5e3abd86b4d83a8f41eb26857e5ceef0c',
+    value: '1000000', tx_sender: '0x179761d9eed0f0d1599330cc94b0926e68ae87f1', authorized: true,
+  },
+  {
+    chain: 'base', block_number: '38123999', block_time: '2025-11-03 11:20:00',
+    tx_hash: '0x2311fc5d82e9dd8d3f52c70fddf7c738948974f3f25c1231b92eadba14c392ba', log_index: 0, token: usdcBase,
+    from_address: '0x7181a4864221e5ed136efa24ef572e841d6dc597', to_address: '0xfb37e8b22d7e537d0c72c3302db188cb2caf99d4',
+    value: '99999999999999999999999999999999999999', tx_sender: '0x73b2b8df52fbe7c40fe78db52e3dffdd5db5ad07', authorized: true,
+  },
+  {
+    chain: 'base', block_number: '38124000', block_time: '2025-11-03 12:00:00',
+    tx_hash: '0x8bb0822baaec458a6ef3bc4613db3c1e6a4e25296a6a2c293254e58f5f37a65e', log_index: 3, token: usdcBase,
+    from_address: '0xacc629e0951078394da3c2051ba8f3ab78f3432d', to_address: '0xc4c17129e46c24879730411d81f6c9b1c189ab1b',
+    value: '0', tx_sender: '0xacc629e0951078394da3c2051ba8f3ab78f3432d', authorized: false,
+  },
+  {
+    chain: 'solana', block_number: '377123456', block_time: '2025-11-04 08:30:00.25',
+    tx_hash: '3B6VirtQdL7jRDhNwSKTqSWCBzR8AoMFxomq2pbYg94iGcktWGZK13oLYx45Hn27NWHfB548wsAJ97GDTA5Fzxja', log_index: 2, token: usdcMint,
+    from_address: '2buCpwS9jsJwLbcb197YGi5ivBxJ2GptQXS8gQjBGThd', to_address: 'awF1tyZBDfKCYFYkyrsjVbDSdiduVJECqra5UrUTQCh',
+    value: '50000', tx_sender: 'L54zkaPQFeTn1UsEqieEXBqWrPShiaZEPD7mS5WXfQg', authorized: true, // Coinbase facilitator
+  },
+  {
+    chain: 'solana', block_number: '377123999', block_time: '2025-11-04 09:00:00',
+    tx_hash: '5mM9RYU4mxG1bey34r581r7cnbVGp9o8Z84PjnNczF9HUnqSZj9jPQxAWrnCvvsMbNKnhM6S4mRPYUWpcjm6q8B3', log_index: 1, token: usdcMint,
+    from_address: 'FityB5QTYs4vfRpVr5Sd6oFGvBDC3FMgMueEwFYgc97T', to_address: '9yQCwTny1xbVE8cL5GcEq9PR47vXPkBQKVWWQJbcYeT2',
+    value: '1250000', tx_sender: '34DmdeSbEnng2bmbSj9ActckY49km2HdhiyAwyXZucqP', authorized: true, // AnySpend facilitator
+  },
+];
+
+async function loadedTransfers(importId: string) {
+  return deps.store.read(
+    `SELECT chain, block_number, block_time::VARCHAR AS block_time, tx_hash, log_index, token, from_address,
+            to_address, value::VARCHAR AS value, tx_sender, authorized
+       FROM imported_transfers WHERE import_id = $1 ORDER BY chain, block_number, log_index`,
+    [importId],
+  );
+}
+
+// The typed Parquet a warehouse would write: integers, TIMESTAMP, DECIMAL(38,0) for base units
+// (Parquet has no 128-bit integer), BOOLEAN, and an extra nested column the import ignores.
+async function writeTransfersParquet(file: string): Promise<void> {
+  const json = path.join(scratch, 'expected.json');
+  writeFileSync(json, JSON.stringify(expected));
+  const instance = await DuckDBInstance.create(':memory:');
+  const conn = await instance.connect();
+  try {
+    await conn.run(
+      `COPY (SELECT chain, block_number::BIGINT AS block_number, block_time::TIMESTAMP AS block_time, tx_hash,
+                    log_index::INTEGER AS log_index, token, from_address, to_address, value::DECIMAL(38,0) AS value,
+                    tx_sender, authorized::BOOLEAN AS authorized, {'source': 'warehouse'} AS extra
+               FROM read_json($1, format = 'array', columns = {
+                 chain: 'VARCHAR', block_number: 'VARCHAR', block_time: 'VARCHAR', tx_hash: 'VARCHAR', log_index: 'VARCHAR',
+                 token: 'VARCHAR', from_address: 'VARCHAR', to_address: 'VARCHAR', value: 'VARCHAR', tx_sender: 'VARCHAR',
+                 authorized: 'VARCHAR'}))
+         TO '${file.replaceAll("'", "''")}' (FORMAT parquet)`,
+      [json],
+    );
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+}
+
+describe('importFile transfers', () => {
+  it('loads a CSV file exactly, EVM lowercased and Solana verbatim', async () => {
+    const report = await importFile(deps, { file: fixture('transfers.csv'), kind: 'transfers', onBadRows: 'refuse' });
+    expect(report).toMatchObject({ kind: 'transfers', format: 'csv', rowsRead: 5, rowsLoaded: 5, rowsSkipped: 0, badRows: [], refused: false });
+    expect(report.importId).toMatch(/^imp_/);
+    expect(await loadedTransfers(report.importId)).toEqual(expected);
+    const [recorded] = await deps.store.read('SELECT kind, file, format, rows_read, rows_loaded, rows_skipped FROM imports WHERE import_id = $1', [report.importId]);
+    expect(recorded).toEqual({ kind: 'transfers', file: fixture('transfers.csv'), format: 'csv', rows_read: '5', rows_loaded: '5', rows_skipped: '0' });
+  });
+
+  it('loads the same rows from JSONL, Parquet, gzip-compressed CSV and CSV with a byte-order mark', async () => {
+    const parquet = path.join(scratch, 'transfers.parquet');
+    await writeTransfersParquet(parquet);
+    const gzipped = path.join(scratch, 'transfers.csv.gz');
+    writeFileSync(gzipped, gzipSync(readFileSync(fixture('transfers.csv'))));
+    const withBom = path.join(scratch, 'transfers-bom.csv');
+    writeFileSync(withBom, `\uFEFF${readFileSync(fixture('transfers.csv'), 'utf8').replaceAll('\r\n', '\n')}`);
+    const files = [[fixture('transfers.jsonl'), 'jsonl'], [parquet, 'parquet'], [gzipped, 'csv'], [withBom, 'csv']] as const;
+    for (const [file, format] of files) {
+      const progress: number[] = [];
+      const report = await importFile(deps, {
+        file, kind: 'transfers', onBadRows: 'refuse', onProgress: (p) => progress.push(p.rowsRead),
+      });
+      expect(report, file).toMatchObject({ format, rowsRead: 5, rowsLoaded: 5, badRows: [], refused: false });
+      expect(progress).toEqual([5]);
+      expect(await loadedTransfers(report.importId), file).toEqual(expected);
+    }
+  });
+
+  it('reports bad CSV rows on their physical lines and loads the rest', async () => {
+    const report = await importFile(deps, { file: fixture('transfers-bad.csv'), kind: 'transfers', onBadRows: 'skip' });
+    // Line 4 is blank, the row on line 6 spans lines 6-7, line 18 has a quote inside an unquoted
+    // field, line 20 holds only spaces: line numbers count them all as an editor does.
+    expect(report.badRows).toEqual([
+      { line: 3, column: 'block_time', reason: "block_time 'yesterday' is not an ISO-8601 time or epoch seconds" },
+      { line: 5, column: 'from_address', reason: "from_address '0x123' is not an EVM address (0x + 40 hex)" },
+      { line: 6, column: 'token', reason: `token '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913\nnext' is not an EVM address (0x + 40 hex)` },
+      { line: 9, column: 'from_address', reason: "from_address '0x55fb6e92683190f4cade79f1b676ed77b599fbed' is not a Solana address (base58, 32-44 characters)" },
+      { line: 10, reason: 'duplicate of line 2 (same chain, tx_hash, log_index)' },
+      { line: 11, column: 'value', reason: "value '1.5' is not a non-negative integer of base units (HUGEINT)" },
+      { line: 12, column: 'value', reason: "value '170141183460469231731687303715884105728' is not a non-negative integer of base units (HUGEINT)" },
+      { line: 13, column: 'authorized', reason: "authorized 'yes' is not a boolean (true, false, 1, 0)" },
+      { line: 14, reason: 'malformed CSV row (too many columns): Expected Number of Columns: 11 Found: 12' },
+      { line: 15, column: 'chain', reason: 'chain is empty' },
+      { line: 17, column: 'block_time', reason: "block_time '1762168800000' is not an ISO-8601 time or epoch seconds" },
+      { line: 18, column: 'to_address', reason: `to_address '0xc4c1"7129e46c24879730411d81f6c9b1c189ab1b' is not an EVM address (0x + 40 hex)` },
+      { line: 20, reason: 'malformed CSV row (missing columns): Expected Number of Columns: 11 Found: 1' },
+    ]);
+    expect(report).toMatchObject({ rowsRead: 18, rowsLoaded: 5, rowsSkipped: 13, refused: false });
+    const loaded = await deps.store.read('SELECT chain, log_index FROM imported_transfers WHERE import_id = $1 ORDER BY chain, block_number, log_index', [report.importId]);
+    expect(loaded).toEqual([
+      { chain: 'base', log_index: 7 }, { chain: 'base', log_index: 0 }, { chain: 'base', log_index: 1 },
+      { chain: 'base', log_index: 2 }, { chain: 'solana', log_index: 2 },
+    ]);
+  });
+
+  it('reports bad JSONL lines, a line that is not JSON among them, and skips blank lines', async () => {
+    const report = await importFile(deps, { file: fixture('transfers-bad.jsonl'), kind: 'transfers', onBadRows: 'skip' });
+    expect(report.badRows).toEqual([
+      { line: 2, reason: expect.stringMatching(/^line is not valid JSON: '\{"chain":"base",/) },
+      { line: 5, reason: "line is JSON but not an object: '[1,2]'" },
+      { line: 6, column: 'log_index', reason: "log_index '-1' is not a non-negative integer (INTEGER)" },
+      { line: 7, column: 'tx_sender', reason: 'tx_sender is empty' },
+    ]);
+    // Lines 3 and 8 are blank: not rows.
+    expect(report).toMatchObject({ rowsRead: 7, rowsLoaded: 3, rowsSkipped: 4 });
+  });
+
+  it('refuses a file without a required column, naming it and the columns found', async () => {
+    const before = await importCounts(deps.store);
+    const error = await importFile(deps, { file: fixture('transfers-no-value.csv'), kind: 'transfers', onBadRows: 'skip' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ImportFileError);
+    expect((error as Error).message).toBe(
+      `${fixture('transfers-no-value.csv')} cannot be imported as transfers: missing column "value" ` +
+        '(required: chain, block_number, block_time, tx_hash, log_index, token, from_address, to_address, value, tx_sender, authorized; ' +
+        'found: chain, block_number, block_time, tx_hash, log_index, token, from_address, to_address, tx_sender, authorized)',
+    );
+    expect(await importCounts(deps.store)).toEqual(before);
+  });
+
+  it('refuses a file it cannot read or whose format it cannot tell, before writing anything', async () => {
+    await expect(importFile(deps, { file: path.join(scratch, 'absent.csv'), kind: 'transfers', onBadRows: 'skip' })).rejects.toThrow(/^no such file: /);
+    const unnamed = path.join(scratch, 'transfers.txt');
+    copyFileSync(fixture('transfers.csv'), unnamed);
+    await expect(importFile(deps, { file: unnamed, kind: 'transfers', onBadRows: 'skip' })).rejects.toThrow(/cannot tell the format/);
+    // With the format named, the same file loads.
+    expect(await importFile(deps, { file: unnamed, kind: 'transfers', onBadRows: 'skip', format: 'csv' })).toMatchObject({ rowsLoaded: 5 });
+    const notParquet = path.join(scratch, 'broken.parquet');
+    copyFileSync(fixture('transfers.csv'), notParquet);
+    await expect(importFile(deps, { file: notParquet, kind: 'transfers', onBadRows: 'skip' })).rejects.toThrow(
+      new RegExp(`^cannot read ${notParquet} as parquet: `),
+    );
+  });
+});
+
+describe('formatFromName', () => {
+  it('reads the format from the extension, compressed text formats included', () => {
+    expect(['a.parquet', 'a.csv', 'a.CSV.gz', 'a.jsonl', 'a.ndjson', 'a.jsonl.gz'].map(formatFromName)).toEqual([
+      'parquet', 'csv', 'csv', 'jsonl', 'jsonl', 'jsonl',
+    ]);
+    expect(() => formatFromName('a.json')).toThrow(ImportFileError);
+  });
+});

@@ -1,0 +1,172 @@
+// Jobs with Redis (BullMQ): a worker in a separate process reads the chain while the owner
+// serves; producers fail fast when Redis is down; a Redis restart loses nothing and doubles
+// nothing.
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startDevnet, type Devnet } from '../devnet/index.ts';
+import { runThinScenario, type ThinScenario } from '../devnet/scenario.ts';
+import { loadConfig } from '../pipeline/config.ts';
+import { silentLogger } from '../pipeline/log.ts';
+import { startServer, type RunningServer } from '../api/server.ts';
+import { createAccount } from '../api/accounts.ts';
+import { repoRoot } from './helpers/cli.ts';
+import { tempDataDir } from './helpers/temp.ts';
+import { freePort, privateRedis, sharedRedisUrl, uniquePrefix } from './helpers/redis.ts';
+
+function startWorker(env: Record<string, string>): { child: ChildProcess; ready: Promise<void>; output: () => string } {
+  const child = spawn(process.execPath, ['bin/reputation.js', 'worker'], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      output += d;
+      if (output.includes('worker ready')) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`worker exited ${code}: ${output}`)));
+  });
+  return { child, ready, output: () => output };
+}
+
+async function stopWorker(worker: { child: ChildProcess }): Promise<number | null> {
+  if (worker.child.exitCode !== null) return worker.child.exitCode;
+  const exited = new Promise<number | null>((resolve) => worker.child.once('exit', resolve));
+  worker.child.kill('SIGTERM');
+  return exited;
+}
+
+async function chainCounts(server: RunningServer) {
+  const [row] = await server.store.read(
+    `SELECT (SELECT count(*) FROM token_transfers)::INTEGER AS transfers,
+            (SELECT count(*) FROM authorizations_used)::INTEGER AS authorizations,
+            (SELECT count(*) FROM transaction_senders)::INTEGER AS senders`,
+  );
+  return row;
+}
+
+function expectedCounts(devnet: Devnet, scenario: ThinScenario) {
+  const mints = devnet.accounts.length - 1;
+  return { transfers: scenario.payments.length + scenario.plainTransfers.length + mints, authorizations: scenario.payments.length, senders: scenario.payments.length };
+}
+
+describe('BullMQ runner', () => {
+  let devnet: Devnet;
+  let scenario: ThinScenario;
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  afterAll(async () => devnet?.close());
+
+  async function chain() {
+    if (!devnet) {
+      devnet = await startDevnet({ port: 0 });
+      scenario = await runThinScenario(devnet);
+    }
+    return { devnet, scenario };
+  }
+
+  it('a worker in a separate process ingests while the owner serves the API', { timeout: 90_000 }, async () => {
+    const { devnet, scenario } = await chain();
+    const dataDir = tempDataDir('bullmq-worker');
+    const env = { DATA_DIR: dataDir, REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: uniquePrefix('worker'), RPC_URL_DEVNET: devnet.rpcUrl, INGEST_INTERVAL_SECONDS: '3600' };
+    // Small ranges make many io jobs, so the work really crosses processes.
+    const configFile = path.join(dataDir, 'config.json');
+    writeFileSync(configFile, JSON.stringify({ chains: { devnet: { maxBlockRange: 3 } } }));
+    const server = await startServer(loadConfig({ ...env, PORT: '0' }, configFile), silentLogger, { ioWorkersInOwner: 0 });
+    cleanups.push(() => server.close());
+    const worker = startWorker({ ...env, REPUTATION_CONFIG: configFile });
+    cleanups.push(() => stopWorker(worker));
+    await worker.ready;
+
+    const key = (await createAccount(server.store, { plan: 'pro' }, server.keys)).api_key;
+    const run = await server.jobs.run('ingest', { chain: 'devnet' });
+    // The API answers while the ingest runs.
+    const health = await fetch(`${server.url}/health`);
+    expect(health.status).toBe(200);
+    const result = (await run.done.catch((err: Error) => { throw new Error(`${err.message}\nworker said: ${worker.output()}`); })) as { logs: number; chunks: number }[];
+    expect(result[0]!.chunks).toBeGreaterThan(5);
+    expect(await chainCounts(server)).toEqual(expectedCounts(devnet, scenario));
+
+    await (await server.jobs.run('score', {})).done;
+    const res = await fetch(`${server.url}/v1/reputation/${scenario.roles.heavyMerchant}`, { headers: { 'X-API-Key': key } });
+    expect(((await res.json()) as { score: { grade: string } }).score.grade).toBe('C');
+    expect(await stopWorker(worker)).toBe(0);
+  });
+
+  it('a duplicate request while the job is queued or running is a no-op', { timeout: 60_000 }, async () => {
+    const { devnet } = await chain();
+    const dataDir = tempDataDir('bullmq-dedup');
+    const server = await startServer(
+      loadConfig({ DATA_DIR: dataDir, PORT: '0', REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: uniquePrefix('dedup'), RPC_URL_DEVNET: devnet.rpcUrl, INGEST_INTERVAL_SECONDS: '3600' }),
+      silentLogger,
+    );
+    cleanups.push(() => server.close());
+    const [first, second] = await Promise.all([server.jobs.run('export', {}), server.jobs.run('export', {})]);
+    expect([first.deduplicated, second.deduplicated].sort()).toEqual([false, true]);
+    expect(second.runId).toBe(first.runId);
+    await first.done;
+  });
+
+  it('answers 503 at once for work it cannot enqueue while Redis is down', { timeout: 60_000 }, async () => {
+    const dataDir = tempDataDir('bullmq-down');
+    const deadRedis = `redis://127.0.0.1:${await freePort()}`;
+    const server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0', REDIS_URL: deadRedis, QUEUE_PREFIX: uniquePrefix('down') }), silentLogger);
+    cleanups.push(() => server.close());
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    const { readFileSync } = await import('node:fs');
+    const token = readFileSync(path.join(dataDir, 'admin.token'), 'utf8');
+    const started = Date.now();
+    const res = await fetch(`${server.adminUrl}/admin/operations/jobs.run`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'score', wait: false }),
+    });
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'unavailable', message: expect.stringMatching(/job queue \(Redis\) is unavailable/) });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('Redis killed mid-run and started again: every job finishes and no row is written twice', { timeout: 120_000 }, async () => {
+    const { devnet, scenario } = await chain();
+    const redis = await privateRedis();
+    cleanups.push(() => redis.kill());
+    const dataDir = tempDataDir('bullmq-restart');
+    const configFile = path.join(dataDir, 'config.json');
+    writeFileSync(configFile, JSON.stringify({ chains: { devnet: { maxBlockRange: 2 } } }));
+    const env = { DATA_DIR: dataDir, REDIS_URL: redis.url, QUEUE_PREFIX: 'restart', RPC_URL_DEVNET: devnet.rpcUrl, INGEST_INTERVAL_SECONDS: '1' };
+    const server = await startServer(loadConfig({ ...env, PORT: '0' }, configFile), silentLogger, { ioWorkersInOwner: 0 });
+    cleanups.push(() => server.close());
+    const worker = startWorker({ ...env, REPUTATION_CONFIG: configFile });
+    cleanups.push(() => stopWorker(worker));
+    await worker.ready;
+
+    // Let the scheduled ingest get going, then take Redis away with everything in it.
+    for (let i = 0; i < 100; i++) {
+      const [row] = await server.store.read(`SELECT count(*)::INTEGER AS n FROM ingest_cursors`);
+      if (Number(row!.n) > 0) break;
+      await sleep(20);
+    }
+    await redis.kill();
+    await sleep(1_500);
+    await redis.start();
+
+    const expected = expectedCounts(devnet, scenario);
+    for (let i = 0; i < 300 && JSON.stringify(await chainCounts(server)) !== JSON.stringify(expected); i++) await sleep(200);
+    expect(await chainCounts(server)).toEqual(expected);
+
+    // Every run that started also finished (completed, or failed and was run again).
+    for (let i = 0; i < 150; i++) {
+      const [open] = await server.store.read(
+        `SELECT count(*)::INTEGER AS n FROM (SELECT run_id FROM job_runs GROUP BY run_id HAVING bool_and(state = 'running'))`,
+      );
+      if (Number(open!.n) === 0) break;
+      await sleep(200);
+    }
+    const [open] = await server.store.read(`SELECT count(*)::INTEGER AS n FROM (SELECT run_id FROM job_runs GROUP BY run_id HAVING bool_and(state = 'running'))`);
+    expect(open).toEqual({ n: 0 });
+    const [done] = await server.store.read(`SELECT count(*)::INTEGER AS n FROM job_runs WHERE job_name = 'ingest' AND state = 'completed'`);
+    expect(Number(done!.n)).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,79 @@
+// Address family of listed addresses: by form where the form belongs to one family, else by label.
+import { describe, expect, it } from 'vitest';
+import { familyOfListed, normaliseAddress } from '../pipeline/sanctions/address-family.ts';
+import { parseAddressLists } from '../pipeline/sanctions/parse-address-lists.ts';
+import { addressListFiles } from './helpers/ofac-data.ts';
+
+describe('familyOfListed', () => {
+  it.each([
+    // EVM, lowercased whatever the case published; the EVM chains' labels all land in evm.
+    ['ETH', '0x098B716B8Aaf21512996dC57EB0615e2383E2f96', 'evm', '0x098b716b8aaf21512996dc57eb0615e2383e2f96'],
+    ['ETC', '0xd882cfc20f52f2599d84b8e8d58c7fb62cfe344b', 'evm', '0xd882cfc20f52f2599d84b8e8d58c7fb62cfe344b'],
+    ['ARB', '0x4f47bc496083c727c5fbe3ce9cdf2b0f6496270c', 'evm', '0x4f47bc496083c727c5fbe3ce9cdf2b0f6496270c'],
+    ['BSC', '0x4f47bc496083c727c5fbe3ce9cdf2b0f6496270c', 'evm', '0x4f47bc496083c727c5fbe3ce9cdf2b0f6496270c'],
+    ['USDC', '0x983a81ca6FB1e441266D2FbcB7D8E530AC2E05A2', 'evm', '0x983a81ca6fb1e441266d2fbcb7d8e530ac2e05a2'],
+    // USDT in its three forms.
+    ['USDT', '0x175d44451403Edf28469dF03A9280c1197ADb92c', 'evm', '0x175d44451403edf28469df03a9280c1197adb92c'],
+    ['USDT', 'TX5GV4DyfxNB3rPkzZJhmqZ1efVmL4rEqG', 'tron', 'TX5GV4DyfxNB3rPkzZJhmqZ1efVmL4rEqG'],
+    ['USDT', '1KUUJPkyDhamZXgpsyXqNGc3x1QPXtdhgz', 'bitcoin', '1KUUJPkyDhamZXgpsyXqNGc3x1QPXtdhgz'],
+    ['USDT', '3E6ZCKRrsdPc35chA9Eftp1h3DLW18NFNV', 'bitcoin', '3E6ZCKRrsdPc35chA9Eftp1h3DLW18NFNV'],
+    // The XBT-labelled Tron address: the form wins.
+    ['XBT', 'TUCsTq7TofTCJRRoHk6RvhMoS2mJLm5Yzq', 'tron', 'TUCsTq7TofTCJRRoHk6RvhMoS2mJLm5Yzq'],
+    ['XBT', '12HQDsicffSBaYdJ6BhnE22sfjTESmmzKx', 'bitcoin', '12HQDsicffSBaYdJ6BhnE22sfjTESmmzKx'],
+    ['XBT', 'bc1qdt3gml5z5n50y5hm04u2yjdphefkm0fl2zdj68', 'bitcoin', 'bc1qdt3gml5z5n50y5hm04u2yjdphefkm0fl2zdj68'],
+    ['XBT', 'BC1QDT3GML5Z5N50Y5HM04U2YJDPHEFKM0FL2ZDJ68', 'bitcoin', 'bc1qdt3gml5z5n50y5hm04u2yjdphefkm0fl2zdj68'],
+    ['TRX', 'TFdTr9C3BqQrzKBXqSxJfAZFTh8UwBAfSg', 'tron', 'TFdTr9C3BqQrzKBXqSxJfAZFTh8UwBAfSg'],
+    // Chains of their own: the label decides, even for Bitcoin-style legacy addresses.
+    ['BCH', '18M8bJWMzWHDBMxoLqjHHAffdRy4SrzkfB', 'bitcoin-cash', '18M8bJWMzWHDBMxoLqjHHAffdRy4SrzkfB'],
+    ['BCH', 'qpf2cphc5dkuclkqur7lhj2yuqq9pk3hmukle77vhq', 'bitcoin-cash', 'qpf2cphc5dkuclkqur7lhj2yuqq9pk3hmukle77vhq'],
+    ['BSV', '12sjrrhoFEsedNRhtgwvvRqjFTh8fZTDX9', 'bitcoin-sv', '12sjrrhoFEsedNRhtgwvvRqjFTh8fZTDX9'],
+    ['BTG', 'GPwg61XoHqQPNmAucFACuQ5H9sGCDv9TpS', 'bitcoin-gold', 'GPwg61XoHqQPNmAucFACuQ5H9sGCDv9TpS'],
+    ['LTC', 'M8yFL6SFC6TreATegTyuSYkDfDRbisdpT3', 'litecoin', 'M8yFL6SFC6TreATegTyuSYkDfDRbisdpT3'],
+    ['DASH', 'XnPFsRWTaSgiVauosEwQ6dEitGYXgwznz2', 'dash', 'XnPFsRWTaSgiVauosEwQ6dEitGYXgwznz2'],
+    ['ZEC', 't1MMXtBrSp1XG38Lx9cePcNUCJj5vdWfUWL', 'zcash', 't1MMXtBrSp1XG38Lx9cePcNUCJj5vdWfUWL'],
+    ['XMR', '5be5543ff73456ab9f2d207887e2af87322c651ea1a873c5b25b7ffae456c320', 'monero', '5be5543ff73456ab9f2d207887e2af87322c651ea1a873c5b25b7ffae456c320'],
+    ['XRP', 'rnXyVQzgxZe7TR1EPzTkGj2jxH4LMJYh66', 'xrp', 'rnXyVQzgxZe7TR1EPzTkGj2jxH4LMJYh66'],
+    ['XVG', 'DFFJhnQNZf8rf67tYnesPu7MuGUpYtzv7Z', 'verge', 'DFFJhnQNZf8rf67tYnesPu7MuGUpYtzv7Z'],
+    // Solana keys stay verbatim (base58 is case-sensitive); a stablecoin in Solana form is solana.
+    ['SOL', '42RLPACwZPx3vYYmxSueqsogfynBDqXK298EDsNoyoHi', 'solana', '42RLPACwZPx3vYYmxSueqsogfynBDqXK298EDsNoyoHi'],
+    ['USDC', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', 'solana', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'],
+    // A T-address with a broken checksum is no Tron address by form; the label's usual family remains.
+    ['USDT', 'TX5GV4DyfxNB3rPkzZJhmqZ1efVmL4rEqH', 'unknown', 'TX5GV4DyfxNB3rPkzZJhmqZ1efVmL4rEqH'],
+    ['TRX', 'TX5GV4DyfxNB3rPkzZJhmqZ1efVmL4rEqH', 'tron', 'TX5GV4DyfxNB3rPkzZJhmqZ1efVmL4rEqH'],
+    ['NEW', 'something-else', 'unknown', 'something-else'],
+  ])('%s %s → %s', (label, address, family, normalised) => {
+    expect(familyOfListed(label, address)).toEqual({ family, address: normalised });
+  });
+
+  it('normalises a queried address the way listed ones are', () => {
+    expect(normaliseAddress(' 0x098B716B8Aaf21512996dC57EB0615e2383E2f96 ')).toBe('0x098b716b8aaf21512996dc57eb0615e2383e2f96');
+    expect(normaliseAddress('42RLPACwZPx3vYYmxSueqsogfynBDqXK298EDsNoyoHi')).toBe('42RLPACwZPx3vYYmxSueqsogfynBDqXK298EDsNoyoHi');
+  });
+
+  it('places every address of the 2024-09-27 lists in a known family', () => {
+    const families: Record<string, Set<string>> = {};
+    for (const { label, address } of parseAddressLists(addressListFiles())) {
+      (families[label] ??= new Set()).add(familyOfListed(label, address).family);
+    }
+    const asArrays = Object.fromEntries(Object.entries(families).map(([label, set]) => [label, [...set].sort()]));
+    expect(asArrays).toEqual({
+      ARB: ['evm'],
+      BCH: ['bitcoin-cash'],
+      BSC: ['evm'],
+      BSV: ['bitcoin-sv'],
+      BTG: ['bitcoin-gold'],
+      DASH: ['dash'],
+      ETC: ['evm'],
+      ETH: ['evm'],
+      LTC: ['litecoin'],
+      TRX: ['tron'],
+      USDC: ['evm'],
+      USDT: ['bitcoin', 'evm', 'tron'],
+      XBT: ['bitcoin', 'tron'],
+      XMR: ['monero'],
+      XRP: ['xrp'],
+      XVG: ['verge'],
+      ZEC: ['zcash'],
+    });
+  });
+});

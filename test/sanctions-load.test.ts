@@ -1,0 +1,186 @@
+// refreshSanctionsList against a real DuckDB store: whole replacement in one transaction, no-op on
+// unchanged input, failures that leave the previous list, and sources fetched over (loopback) HTTP.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { openStore, type Store } from '../pipeline/store/store.ts';
+import { createLogger, silentLogger } from '../pipeline/log.ts';
+import { refreshSanctionsList, type SanctionsSource } from '../pipeline/sanctions/load.ts';
+import { addressListsDir, ofacPath } from './helpers/ofac-data.ts';
+import { tempDataDir } from './helpers/temp.ts';
+
+const samplePath = new URL('./fixtures/sanctions/sdn_advanced-sample.xml', import.meta.url).pathname;
+const sdn2024 = ofacPath('sdn-2024-05-03.csv');
+const firstSeen = ofacPath('address-first-seen.csv');
+const work = tempDataDir('sanctions-files');
+const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+let store: Store;
+beforeAll(async () => {
+  store = await openStore({ dataDir: tempDataDir('sanctions-load') });
+});
+afterAll(async () => {
+  await store.close();
+});
+
+const refresh = (source: SanctionsSource, limits?: Parameters<typeof refreshSanctionsList>[2]) =>
+  refreshSanctionsList({ store, log: silentLogger }, source, limits);
+const table = () => store.read(`SELECT family, address, ofac_label, sdn_uid, strftime(listed_at, '%Y-%m-%d') AS listed_at FROM sanctioned_addresses ORDER BY ALL`);
+const loads = () => store.read('SELECT source, source_sha256, address_count, entry_count FROM sanctions_list_loads ORDER BY loaded_at');
+
+describe('refreshSanctionsList', () => {
+  it('loads the legacy CSV: families, normalised EVM addresses, one load row; logs the cut remarks', async () => {
+    const logged: string[] = [];
+    const result = await refreshSanctionsList({ store, log: createLogger('test', (line) => logged.push(line)) }, { kind: 'sdn-csv', sdnFile: sdn2024 });
+    expect(result).toEqual({ changed: true, addressCount: 280, entryCount: 55, sha256: sha256(sdn2024) });
+    const rows = await table();
+    expect(rows).toHaveLength(288);
+    expect(rows).toContainEqual({ family: 'evm', address: '0x098b716b8aaf21512996dc57eb0615e2383e2f96', ofac_label: 'ETH', sdn_uid: '27307', listed_at: null });
+    expect(rows).toContainEqual({ family: 'tron', address: 'TUCsTq7TofTCJRRoHk6RvhMoS2mJLm5Yzq', ofac_label: 'XBT', sdn_uid: '45404', listed_at: null });
+    expect(await loads()).toEqual([{ source: sdn2024, source_sha256: sha256(sdn2024), address_count: 280, entry_count: 55 }]);
+    const warning = logged.find((line) => line.includes(' warn test:sanctions sanctions source has defects'));
+    expect(warning).toContain('entry 30518: remarks cut at 1,000 characters without a continuation, dropped \\"alt. Digital Currency Address - XBT 1Gq\\"');
+    expect(logged.some((line) => line.includes(' info test:sanctions sanctions list replaced'))).toBe(true);
+  });
+
+  it('does nothing when the content is unchanged, even from another path', async () => {
+    const copy = path.join(work, 'sdn-copy.csv');
+    copyFileSync(sdn2024, copy);
+    const before = await table();
+    expect(await refresh({ kind: 'sdn-csv', sdnFile: copy })).toEqual({ changed: false, addressCount: 280, entryCount: 55, sha256: sha256(sdn2024) });
+    expect(await table()).toEqual(before);
+    expect(await loads()).toHaveLength(1);
+  });
+
+  it('replaces the list whole with the XML sample, with designation dates', async () => {
+    const result = await refresh({ kind: 'sdn-advanced-xml', file: samplePath });
+    expect(result).toEqual({ changed: true, addressCount: 12, entryCount: 7, sha256: sha256(samplePath) });
+    const rows = await table();
+    expect(rows).toHaveLength(15);
+    expect(rows.filter((r) => r.sdn_uid === '29702')).toEqual([]); // a CSV-only entry is gone
+    expect(rows).toContainEqual({ family: 'evm', address: '0x4f47bc496083c727c5fbe3ce9cdf2b0f6496270c', ofac_label: 'ARB', sdn_uid: '42498', listed_at: '2023-04-24' });
+    expect(rows).toContainEqual({ family: 'solana', address: '42RLPACwZPx3vYYmxSueqsogfynBDqXK298EDsNoyoHi', ofac_label: 'SOL', sdn_uid: '900001', listed_at: null });
+    expect(await loads()).toHaveLength(2);
+  });
+
+  it('a source that fails to parse halfway leaves the previous list', async () => {
+    const before = await table();
+    const truncatedXml = path.join(work, 'truncated.xml');
+    const sample = readFileSync(samplePath, 'utf8');
+    writeFileSync(truncatedXml, sample.slice(0, sample.indexOf('<SanctionsEntry ID="42498"')));
+    await expect(refresh({ kind: 'sdn-advanced-xml', file: truncatedXml })).rejects.toThrow('document ends inside <SanctionsEntries>');
+
+    // Row 7,000 of the CSV is damaged: the parse stops there.
+    const lines = readFileSync(sdn2024, 'latin1').split('\r\n');
+    lines[6999] = lines[6999]!.slice(0, lines[6999]!.lastIndexOf(','));
+    const brokenCsv = path.join(work, 'broken.csv');
+    writeFileSync(brokenCsv, lines.join('\r\n'), 'latin1');
+    await expect(refresh({ kind: 'sdn-csv', sdnFile: brokenCsv })).rejects.toThrow(/^sdn\.csv line 7000: /);
+
+    expect(await table()).toEqual(before);
+    expect(await loads()).toHaveLength(2);
+  });
+
+  it('a failure inside the transaction rolls back the delete and the appends', async () => {
+    const before = await table();
+    const failingAtCommit: Store = {
+      ...store,
+      write: (unit) =>
+        store.write(async (tx) => {
+          await unit(tx);
+          throw new Error('disk full');
+        }),
+    };
+    await expect(refreshSanctionsList({ store: failingAtCommit, log: silentLogger }, { kind: 'sdn-csv', sdnFile: sdn2024 })).rejects.toThrow('disk full');
+    expect(await table()).toEqual(before);
+    expect(await loads()).toHaveLength(2);
+  });
+
+  it('refuses a source with no addresses rather than emptying the list', async () => {
+    const noAddresses = path.join(work, 'no-addresses.csv');
+    writeFileSync(noAddresses, '36,"AEROCARIBBEAN AIRLINES",-0- ,"CUBA",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- \r\n\x1a');
+    await expect(refresh({ kind: 'sdn-csv', sdnFile: noAddresses })).rejects.toThrow('no digital currency addresses found; keeping the previous list');
+    expect(await loads()).toHaveLength(2);
+  });
+
+  it('address lists take entry ids and first-seen dates from the first-seen file when given', async () => {
+    const result = await refresh({ kind: 'address-lists', dir: addressListsDir, firstSeenFile: firstSeen });
+    expect(result.changed).toBe(true);
+    expect(result.addressCount).toBe(641);
+    const rows = await table();
+    expect(rows).toContainEqual({ family: 'evm', address: '0x19f8f2b0915daa12a3f5c9cf01df9e24d53794f7', ofac_label: 'ETH', sdn_uid: '48432', listed_at: '2024-05-01' });
+    // Two entries list this address: one row each.
+    expect(rows.filter((r) => r.address === '0x22aaa7720ddd5388a3c0a3333430953c68f1849b').map((r) => r.sdn_uid)).toEqual(['38499', '39796']);
+    // Without an entry id in either source, the row says so with ''.
+    expect(rows).toContainEqual({ family: 'evm', address: '0x01e2919679362dfbc9ee1644ba9c6da6d6245bb1', ofac_label: 'ETH', sdn_uid: '', listed_at: '2022-11-09' });
+    expect((await loads()).at(-1)?.source).toBe(`${addressListsDir} + ${firstSeen}`);
+  });
+
+  it('the legacy CSV takes first-seen dates when given, and that counts as a change', async () => {
+    const result = await refresh({ kind: 'sdn-csv', sdnFile: sdn2024, firstSeenFile: firstSeen });
+    expect(result.changed).toBe(true);
+    expect(result.sha256).not.toBe(sha256(sdn2024));
+    const rows = await table();
+    expect(rows).toContainEqual({ family: 'evm', address: '0x098b716b8aaf21512996dc57eb0615e2383e2f96', ofac_label: 'ETH', sdn_uid: '27307', listed_at: '2022-04-14' });
+  });
+});
+
+describe('refreshSanctionsList from a URL', () => {
+  let server: Server;
+  let base: string;
+  const sample = readFileSync(samplePath);
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const url = new URL(req.url!, 'http://x');
+      if (url.pathname === '/sdn_advanced.xml') return void res.end(sample);
+      if (url.pathname === '/chunked.xml') {
+        // No Content-Length: the cap has to hold while streaming.
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        res.write(sample.subarray(0, 2000));
+        return void res.end(sample.subarray(2000));
+      }
+      if (url.pathname === '/stalls.xml') {
+        res.writeHead(200);
+        return void res.write('<Sanctions>');
+      }
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('fetches, hashes and loads; the recorded source drops the query string', async () => {
+    const result = await refresh({ kind: 'sdn-advanced-xml', file: `${base}/sdn_advanced.xml?token=secret` });
+    expect(result).toEqual({ changed: true, addressCount: 12, entryCount: 7, sha256: sha256(samplePath) });
+    const [last] = (await loads()).slice(-1);
+    expect(last?.source).toBe(`${base}/sdn_advanced.xml`);
+  });
+
+  it('enforces the size limit, declared or streamed', async () => {
+    const limits = { timeoutMs: 5_000, maxBytes: 4_000 };
+    await expect(refresh({ kind: 'sdn-advanced-xml', file: `${base}/sdn_advanced.xml` }, limits)).rejects.toThrow(/larger than 4000 bytes \(Content-Length \d+\)/);
+    await expect(refresh({ kind: 'sdn-advanced-xml', file: `${base}/chunked.xml` }, limits)).rejects.toThrow('chunked.xml: larger than 4000 bytes');
+  });
+
+  it('gives up after the timeout, and on HTTP errors', async () => {
+    await expect(refresh({ kind: 'sdn-advanced-xml', file: `${base}/stalls.xml` }, { timeoutMs: 300, maxBytes: 1e6 })).rejects.toThrow(
+      'stalls.xml: no complete answer within 300 ms',
+    );
+    await expect(refresh({ kind: 'sdn-csv', sdnFile: `${base}/missing.csv` })).rejects.toThrow('missing.csv: HTTP 404');
+  });
+
+  it('fetches only https, and plain http only from loopback', async () => {
+    await expect(refresh({ kind: 'sdn-advanced-xml', file: 'http://example.com/sdn_advanced.xml' })).rejects.toThrow(
+      'only https URLs are fetched (http only from loopback), not http://example.com',
+    );
+    await expect(refresh({ kind: 'sdn-advanced-xml', file: 'ftp://example.com/sdn_advanced.xml' })).rejects.toThrow('only https URLs are fetched');
+    await expect(refresh({ kind: 'address-lists', dir: `${base}/lists/` })).rejects.toThrow('address lists are read from a local directory');
+  });
+});

@@ -1,0 +1,115 @@
+// createSanctionsLookup on a real store loaded with the sample XML and the real 2024 SDN CSV.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../pipeline/store/store.ts';
+import { silentLogger } from '../pipeline/log.ts';
+import { refreshSanctionsList } from '../pipeline/sanctions/load.ts';
+import { createSanctionsLookup } from '../pipeline/sanctions/lookup.ts';
+import { ofacPath } from './helpers/ofac-data.ts';
+import { tempDataDir } from './helpers/temp.ts';
+
+const samplePath = new URL('./fixtures/sanctions/sdn_advanced-sample.xml', import.meta.url).pathname;
+const recheckMs = 5_000;
+
+let store: Store;
+let clock = Date.now();
+const now = () => clock;
+const later = () => (clock += recheckMs + 1);
+
+beforeAll(async () => {
+  store = await openStore({ dataDir: tempDataDir('sanctions-lookup') });
+});
+afterAll(async () => {
+  await store.close();
+});
+
+const loadSample = () => refreshSanctionsList({ store, log: silentLogger }, { kind: 'sdn-advanced-xml', file: samplePath });
+
+describe('createSanctionsLookup', () => {
+  it('is unavailable, never clear, before any list was loaded', async () => {
+    const lookup = createSanctionsLookup(store, { recheckMs, now });
+    const result = await lookup.check('0x098B716B8Aaf21512996dC57EB0615e2383E2f96', 'evm');
+    expect(result).toEqual({ status: 'unavailable', reason: 'no sanctions list has been loaded' });
+    expect(result).not.toHaveProperty('sanctioned');
+    expect(await lookup.freshness()).toBeNull();
+  });
+
+  it('answers hits and misses from the loaded list, EVM in any case, others verbatim', async () => {
+    await loadSample();
+    const lookup = createSanctionsLookup(store, { recheckMs, now });
+    const lazarus = { status: 'listed', sanctioned: true, ofac_label: 'ETH', sdn_uid: '27307', listed_at: '2019-09-13' };
+    expect(await lookup.check('0x098B716B8Aaf21512996dC57EB0615e2383E2f96', 'evm')).toEqual(lazarus);
+    expect(await lookup.check('0x098b716b8aaf21512996dc57eb0615e2383e2f96', 'evm')).toEqual(lazarus);
+    expect(await lookup.check('0x098B716B8AAF21512996DC57EB0615E2383E2F96', 'evm')).toEqual(lazarus);
+    expect(await lookup.check('0x098B716B8Aaf21512996dC57EB0615e2383E2f97', 'evm')).toEqual({ status: 'clear' });
+
+    // Listed under XBT, but a Tron address: found under tron, not bitcoin.
+    expect(await lookup.check('TUCsTq7TofTCJRRoHk6RvhMoS2mJLm5Yzq', 'tron')).toEqual({ status: 'listed', sanctioned: true, ofac_label: 'XBT', sdn_uid: '45404', listed_at: '2023-10-03' });
+    expect(await lookup.check('TUCsTq7TofTCJRRoHk6RvhMoS2mJLm5Yzq', 'bitcoin')).toEqual({ status: 'clear' });
+
+    // Solana keys are case-sensitive; a listing without a full designation date has listed_at null.
+    expect(await lookup.check('42RLPACwZPx3vYYmxSueqsogfynBDqXK298EDsNoyoHi', 'solana')).toEqual({ status: 'listed', sanctioned: true, ofac_label: 'SOL', sdn_uid: '900001', listed_at: null });
+    expect(await lookup.check('42rlpacwzpx3vyymxsueqsogfynbdqxk298edsnoyohi', 'solana')).toEqual({ status: 'clear' });
+
+    // One address under three labels answers with one listing, the same every time.
+    expect(await lookup.check('0x4F47BC496083C727C5FBE3CE9CDF2B0F6496270C', 'evm')).toEqual({ status: 'listed', sanctioned: true, ofac_label: 'ARB', sdn_uid: '42498', listed_at: '2023-04-24' });
+  });
+
+  it('rejects a family it does not know instead of calling it clear', async () => {
+    const lookup = createSanctionsLookup(store, { recheckMs, now });
+    await expect(lookup.check('0x098B716B8Aaf21512996dC57EB0615e2383E2f96', 'ethereum' as 'evm')).rejects.toThrow('unknown address family "ethereum"');
+  });
+
+  it('picks up a newer load after at most recheckMs, and not before', async () => {
+    const lookup = createSanctionsLookup(store, { recheckMs, now });
+    const csvOnly = '0xa7e5d5a720f06526557c513402f2e6b5fa20b008'; // entry 29702, not in the sample
+    expect(await lookup.check(csvOnly, 'evm')).toEqual({ status: 'clear' });
+
+    await refreshSanctionsList({ store, log: silentLogger }, { kind: 'sdn-csv', sdnFile: ofacPath('sdn-2024-05-03.csv') });
+    expect(await lookup.check(csvOnly, 'evm')).toEqual({ status: 'clear' });
+    later();
+    expect(await lookup.check(csvOnly, 'evm')).toEqual({ status: 'listed', sanctioned: true, ofac_label: 'ETH', sdn_uid: '29702', listed_at: null });
+    expect(await lookup.check('42RLPACwZPx3vYYmxSueqsogfynBDqXK298EDsNoyoHi', 'solana')).toEqual({ status: 'clear' });
+    // Real 2024 listings: USDT in Tron form, an ETC address.
+    expect(await lookup.check('TX5GV4DyfxNB3rPkzZJhmqZ1efVmL4rEqG', 'tron')).toMatchObject({ status: 'listed', ofac_label: 'USDT', sdn_uid: '38665' });
+    expect(await lookup.check('0xd882cfc20f52f2599d84b8e8d58c7fb62cfe344b', 'evm')).toMatchObject({ status: 'listed', sdn_uid: '29585' });
+  });
+
+  it('reports freshness: when the list in use was loaded, and its age', async () => {
+    const lookup = createSanctionsLookup(store, { recheckMs, now });
+    const fresh = await lookup.freshness();
+    expect(fresh?.loadedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    clock = Date.parse(fresh!.loadedAt) + 90_000;
+    expect(await lookup.freshness()).toEqual({ loadedAt: fresh!.loadedAt, ageSeconds: 90 });
+  });
+
+  it('reads the store once for concurrent checks', async () => {
+    let reads = 0;
+    const counting: Store = { ...store, withReadConnection: (fn) => (reads++, store.withReadConnection(fn)) };
+    const lookup = createSanctionsLookup(counting, { recheckMs, now });
+    const results = await Promise.all(Array.from({ length: 20 }, () => lookup.check('0xd882cfc20f52f2599d84b8e8d58c7fb62cfe344b', 'evm')));
+    expect(results.every((r) => r.status === 'listed')).toBe(true);
+    expect(reads).toBe(1);
+  });
+
+  it('is unavailable when the store cannot be read, also after an earlier success, and recovers', async () => {
+    let broken = false;
+    const flaky: Store = {
+      ...store,
+      withReadConnection: (fn) => (broken ? Promise.reject(new Error('database is gone')) : store.withReadConnection(fn)),
+    };
+    const lookup = createSanctionsLookup(flaky, { recheckMs, now });
+    expect((await lookup.check('0xd882cfc20f52f2599d84b8e8d58c7fb62cfe344b', 'evm')).status).toBe('listed');
+
+    broken = true;
+    later();
+    expect(await lookup.check('0xd882cfc20f52f2599d84b8e8d58c7fb62cfe344b', 'evm')).toEqual({
+      status: 'unavailable',
+      reason: 'the sanctions list could not be read: database is gone',
+    });
+    expect(await lookup.check('0x0000000000000000000000000000000000000001', 'evm')).toMatchObject({ status: 'unavailable' });
+    await expect(lookup.freshness()).rejects.toThrow('database is gone');
+
+    broken = false;
+    expect((await lookup.check('0xd882cfc20f52f2599d84b8e8d58c7fb62cfe344b', 'evm')).status).toBe('listed');
+  });
+});
