@@ -9,7 +9,11 @@ import type { ChunkFetcher } from '../pipeline/ingest/fetch-chunk.ts';
 import type { SourceName } from '../pipeline/ingest/sources.ts';
 import { runScoring } from '../pipeline/score/run.ts';
 import { exportLatestRun } from '../pipeline/export/export-run.ts';
+import { fetchMetadataJob } from '../pipeline/metadata/fetch-metadata-job.ts';
+import { refreshSanctionsList } from '../pipeline/sanctions/load.ts';
+import { sanctionsSourceFromSetting } from '../pipeline/sanctions/source-setting.ts';
 import { jobInputs, type JobData, type JobName } from './definitions.ts';
+import { readFileSync } from 'node:fs';
 import type { JobProgress } from './run-log.ts';
 
 export interface JobDeps {
@@ -28,12 +32,23 @@ type Handler = (deps: JobDeps, data: JobData, progress: (p: JobProgress) => void
 
 const handlers: Record<JobName, Handler> = {
   ingest: (deps, data, progress) => ingestJob(deps, data as { chain?: string; source?: SourceName }, progress),
-  'fetch-metadata': async () => {
-    throw new JobInputError('fetch-metadata is not available yet');
-  },
+  'fetch-metadata': (deps, data, progress) =>
+    fetchMetadataJob(deps, {
+      ...metadataFetchOptions(deps.config),
+      chain: data.chain as string | undefined,
+      limit: data.limit as number | undefined,
+      onProgress: (p) => progress({ ...p, unit: 'agents' }),
+    }),
   score: (deps) => runScoring(deps.store),
-  'refresh-sanctions-list': async () => {
-    throw new JobInputError('refresh-sanctions-list is not available yet');
+  'refresh-sanctions-list': (deps) => {
+    if (!deps.config.sanctionsListSource) throw new JobInputError('no sanctions list source: set SANCTIONS_LIST_SOURCE');
+    let source;
+    try {
+      source = sanctionsSourceFromSetting(deps.config.sanctionsListSource);
+    } catch (err) {
+      throw new JobInputError((err as Error).message);
+    }
+    return refreshSanctionsList(deps, source);
   },
   export: (deps) => exportLatestRun(deps.store, deps.config.dataDir),
 };
@@ -76,4 +91,12 @@ async function ingestJob(deps: JobDeps, args: { chain?: string; source?: SourceN
     );
   }
   return results;
+}
+
+function metadataFetchOptions(config: Config) {
+  return {
+    ipfsGateway: config.metadataIpfsGateway,
+    allowPrivateAddresses: config.metadataAllowPrivateAddresses,
+    ...(config.metadataCaFile ? { ca: readFileSync(config.metadataCaFile, 'utf8') } : {}),
+  };
 }

@@ -42,8 +42,15 @@ const configSchema = z.object({
   readConnections: z.coerce.number().int().min(1).max(64).default(4),
   ingestIntervalSeconds: z.coerce.number().int().min(1).default(15),
   scoreIntervalSeconds: z.coerce.number().int().min(1).default(60),
-  // Where refresh-sanctions-list reads the OFAC list: a local file or folder, or an https URL.
+  // Where refresh-sanctions-list reads the OFAC list: a local file or folder, or an https URL
+  // (see pipeline/sanctions/source-setting.ts). Unset: no sanctions refresh is scheduled.
   sanctionsListSource: z.string().min(1).optional(),
+  // Registration files and evidence (fetch-metadata job).
+  metadataIpfsGateway: z.url({ protocol: /^https?$/ }).default('https://ipfs.io/ipfs/'),
+  // Private and loopback hosts are refused unless allowed: only for a local devnet.
+  metadataAllowPrivateAddresses: z.union([z.boolean(), z.stringbool()]).default(false),
+  // An extra CA (PEM file) trusted for https registration files, e.g. the devnet's.
+  metadataCaFile: z.string().min(1).optional(),
   chains: z.record(z.string().regex(/^[a-z0-9-]+$/, 'chain names are lowercase letters, digits and -'), chainSchema).default({}),
 });
 
@@ -73,6 +80,9 @@ const envNames = {
   ingestIntervalSeconds: 'INGEST_INTERVAL_SECONDS',
   scoreIntervalSeconds: 'SCORE_INTERVAL_SECONDS',
   sanctionsListSource: 'SANCTIONS_LIST_SOURCE',
+  metadataIpfsGateway: 'METADATA_IPFS_GATEWAY',
+  metadataAllowPrivateAddresses: 'METADATA_ALLOW_PRIVATE_ADDRESSES',
+  metadataCaFile: 'METADATA_CA_FILE',
 } as const;
 
 type Env = Record<string, string | undefined>;

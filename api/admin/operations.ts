@@ -7,6 +7,11 @@ import { readRows } from '../../pipeline/store/rows.ts';
 import { createAccount, type ApiKeyIndex } from '../accounts.ts';
 import { planNames } from '../plans.ts';
 import { JobInputError } from '../../jobs/handlers.ts';
+import path from 'node:path';
+import { importFile } from '../../pipeline/import/import-file.ts';
+import { ImportFileError } from '../../pipeline/import/errors.ts';
+import { importKinds, type ImportKind } from '../../pipeline/import/kinds.ts';
+import { importFormats, type ImportFormat } from '../../pipeline/import/format.ts';
 import { JobOperationError, jobOperations, type JobsContext } from './job-operations.ts';
 
 export interface OperationContext extends JobsContext {
@@ -27,6 +32,22 @@ export const operations = {
       createAccount(ctx.store, args, ctx.keys),
   },
   ...jobOperations,
+  import: {
+    input: z.object({
+      file: z.string().refine((f) => path.isAbsolute(f), 'give an absolute path'),
+      kind: z.enum(importKinds),
+      onBadRows: z.enum(['skip', 'refuse']),
+      format: z.enum(importFormats).optional(),
+    }),
+    run: async (ctx: OperationContext, args: { file: string; kind: ImportKind; onBadRows: 'skip' | 'refuse'; format?: ImportFormat }) => {
+      try {
+        return await importFile(ctx, { ...args, onProgress: (p) => ctx.onProgress?.({ done: p.rowsRead, total: p.rowsRead, unit: 'rows' }) });
+      } catch (err) {
+        if (err instanceof ImportFileError) throw new OperationInputError(err.message);
+        throw err;
+      }
+    },
+  },
   sql: {
     input: z.object({ query: z.string().min(1) }),
     run: (ctx: OperationContext, args: { query: string }) =>

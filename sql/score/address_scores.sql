@@ -1,19 +1,9 @@
--- First scoring model (foundation): per (chain, address) activity facts from x402 payments and a
--- 0-100 score with its grade. $1 is the run id. The five-dimension v1 model replaces the formula.
---
--- candidate payment: a token Transfer whose sender authorised it with EIP-3009 in the same
---                    transaction (AuthorizationUsed from the same authorizer)
--- verified payment:  a candidate whose transaction was sent by a known facilitator signer
+-- First scoring model (foundation): per (chain, address) activity facts from x402 payments
+-- (the x402_payments view: candidate payments and their verified subset, from chains and imports)
+-- and a 0-100 score with its grade. $1 is the run id. The five-dimension v1 model replaces it.
 INSERT INTO address_scores
 WITH payments AS (
-  SELECT t.chain, t.tx_hash, t.log_index, t.from_address AS payer, t.to_address AS payee,
-         t.value, b.block_time,
-         EXISTS (SELECT 1 FROM transaction_senders s JOIN facilitators f ON f.address = s.from_address
-                  WHERE s.chain = t.chain AND s.tx_hash = t.tx_hash) AS verified
-    FROM token_transfers t
-    JOIN authorizations_used a
-      ON a.chain = t.chain AND a.tx_hash = t.tx_hash AND a.token = t.token AND a.authorizer = t.from_address
-    JOIN chain_blocks b ON b.chain = t.chain AND b.source = 'token' AND b.block_number = t.block_number
+  SELECT chain, payer, payee, value, block_time, verified FROM x402_payments
 ),
 sides AS (
   SELECT chain, payer AS address, payee AS counterparty, 'payer' AS role, value, block_time, verified FROM payments
