@@ -1,0 +1,98 @@
+// Reorgs: snapshot the devnet, ingest a branch, revert, mine a different branch, ingest again:
+// the store must hold exactly the new branch.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keccak256, parseUnits, stringToBytes, type Address } from 'viem';
+import { startDevnet, type Devnet } from '../devnet/index.ts';
+import { runThinScenario } from '../devnet/scenario.ts';
+import { devnetClients } from '../devnet/clients.ts';
+import { payWithAuthorization } from '../devnet/x402.ts';
+import { loadConfig } from '../pipeline/config.ts';
+import { silentLogger } from '../pipeline/log.ts';
+import { openStore, type Store } from '../pipeline/store/store.ts';
+import { ingestChain } from '../pipeline/ingest/ingest-chain.ts';
+import { tokenEvents } from '../pipeline/ingest/sources.ts';
+import { tempDataDir } from './helpers/temp.ts';
+
+describe('reorg handling', () => {
+  let devnet: Devnet;
+  let store: Store;
+  beforeAll(async () => {
+    devnet = await startDevnet({ port: 0 });
+    await runThinScenario(devnet);
+    store = await openStore({ dataDir: tempDataDir('reorg') });
+  });
+  afterAll(async () => {
+    await store?.close();
+    await devnet?.close();
+  });
+
+  async function branch(label: string, payer: number, payee: number, count: number) {
+    const { publicClient, walletClient } = devnetClients(devnet);
+    for (let i = 0; i < count; i++) {
+      await payWithAuthorization({
+        publicClient,
+        walletClient,
+        token: devnet.token.address,
+        payer: devnet.accounts[payer]!,
+        to: devnet.accounts[payee]!.address,
+        value: parseUnits('1', 6),
+        facilitator: devnet.facilitators[0]!,
+        nonce: keccak256(stringToBytes(`${label}:${i}`)),
+      });
+    }
+  }
+
+  async function chainTransferHashes(): Promise<string[]> {
+    const { publicClient } = devnetClients(devnet);
+    const logs = await publicClient.getLogs({ address: devnet.token.address, events: tokenEvents, fromBlock: 0n, toBlock: 'latest' });
+    return logs.filter((l) => l.eventName === 'Transfer').map((l) => `${l.transactionHash}:${l.logIndex}`).sort();
+  }
+
+  async function storedTransferHashes(): Promise<string[]> {
+    const rows = await store.read(`SELECT tx_hash || ':' || log_index AS k FROM token_transfers ORDER BY k`);
+    return rows.map((r) => String(r.k));
+  }
+
+  it('rolls back to the common ancestor and ingests the new branch', async () => {
+    const { testClient } = devnetClients(devnet);
+    const config = loadConfig({ DATA_DIR: '/unused', RPC_URL_DEVNET: devnet.rpcUrl });
+    const chain = { ...config.chains.devnet!, maxBlockRange: 4 };
+    const ingest = () => ingestChain({ store, chain, log: silentLogger });
+
+    await ingest();
+    const snapshot = await testClient.snapshot();
+    await branch('branch-a', 1, 9, 4);
+    await ingest();
+    const withA = await storedTransferHashes();
+    expect(withA).toEqual(await chainTransferHashes());
+
+    await testClient.revert({ id: snapshot });
+    await branch('branch-b', 2, 11, 2);
+    await testClient.mine({ blocks: 5 });
+    await ingest();
+
+    const stored = await storedTransferHashes();
+    expect(stored).toEqual(await chainTransferHashes());
+    // Branch A's payments are gone from every table, not just transfers.
+    const branchAOnly = withA.filter((k) => !stored.includes(k)).map((k) => k.split(':')[0]!);
+    expect(branchAOnly).toHaveLength(4);
+    const [left] = await store.read(
+      `SELECT (SELECT count(*) FROM authorizations_used WHERE list_contains(string_split($1, ','), tx_hash))::INTEGER
+            + (SELECT count(*) FROM transaction_senders WHERE list_contains(string_split($1, ','), tx_hash))::INTEGER AS n`,
+      [branchAOnly.join(',')],
+    );
+    expect(left).toEqual({ n: 0 });
+    // Each source's cursor is at the new head with the new head's hash.
+    const { publicClient } = devnetClients(devnet);
+    const head = await publicClient.getBlock();
+    const cursors = await store.read(`SELECT source, max(block_number)::VARCHAR AS block, arg_max(block_hash, block_number) AS hash FROM ingest_cursors GROUP BY source ORDER BY source`);
+    for (const c of cursors) expect(c).toMatchObject({ block: String(head.number), hash: head.hash });
+    expect(await balancesFromStore(store, devnet.accounts[11]!.address)).toBe(2_000_000n);
+    expect(await balancesFromStore(store, devnet.accounts[9]!.address)).toBe(50_000n);
+  });
+});
+
+async function balancesFromStore(store: Store, address: Address): Promise<bigint> {
+  const [row] = await store.read(`SELECT coalesce(sum(value), 0)::VARCHAR AS v FROM x402_payments WHERE payee = $1`, [address.toLowerCase()]);
+  return BigInt(String(row!.v));
+}
