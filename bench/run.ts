@@ -1,9 +1,11 @@
 // `npm run bench`: every benchmark, each against a baseline measured in the same run on the same
 // machine, printed as one JSON line per benchmark. Results go into docs/performance.md by hand.
 import { benchGroupCommit } from './group-commit.ts';
+import { benchImport } from './import.ts';
 
 const benches: Record<string, () => Promise<Record<string, number>>> = {
   'group-commit': benchGroupCommit,
+  import: benchImport,
 };
 
 const only = process.argv[2];
