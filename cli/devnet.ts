@@ -1,24 +1,81 @@
-// `reputation devnet`: the local chain on its own, for ingesting from another terminal.
+// `reputation devnet`: the local chain on its own, with a simulated history of ERC-8004 agents,
+// x402 payments and feedback, for ingesting from another terminal.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { InvalidArgumentError } from 'commander';
 import type { Config } from '../pipeline/config.ts';
 import type { Logger } from '../pipeline/log.ts';
 import { startDevnet } from '../devnet/index.ts';
-import { runThinScenario } from '../devnet/scenario.ts';
+import { DEFAULT_SIMULATION_DAYS, simulate } from '../devnet/simulate.ts';
 import { closeOnSignals } from '../api/server.ts';
 
-export async function runDevnet(config: Config, log: Logger, opts: { payments: boolean }): Promise<void> {
-  const devnet = await startDevnet({ port: config.devnetPort });
-  if (opts.payments) {
-    const scenario = await runThinScenario(devnet);
-    log.info('made x402 payments', { payments: scenario.payments.length, plainTransfers: scenario.plainTransfers.length });
-  }
+export interface DevnetCommandOptions {
+  agents: number;
+  /** false with --no-payments. */
+  payments: number | false;
+  seed: string;
+  days: number;
+  truth?: string;
+}
+
+export const DEFAULT_AGENTS = 24;
+export const DEFAULT_PAYMENTS = 200;
+export const DEFAULT_DAYS = DEFAULT_SIMULATION_DAYS;
+
+/** commander parser for --days: the simulation needs a week at least. */
+export function parseDays(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 7) throw new InvalidArgumentError('expected a whole number of at least 7');
+  return Number(value);
+}
+
+const DAY_MS = 86_400_000;
+
+export async function runDevnet(config: Config, log: Logger, opts: DevnetCommandOptions): Promise<void> {
+  // Genesis at noon UTC, far enough back that the simulated history ends two days ago, as real
+  // history would: recency and active-day facts then read naturally.
+  const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+  const devnet = await startDevnet({ port: config.devnetPort, genesisTime: new Date(today - (opts.days + 2) * DAY_MS + DAY_MS / 2) });
+  const { truth, registrationServer } = await simulate(devnet, {
+    agents: opts.agents,
+    payments: opts.payments === false ? 0 : opts.payments,
+    seed: opts.seed,
+    days: opts.days,
+    truthFile: opts.truth,
+  }).catch(async (err: unknown) => {
+    await devnet.close();
+    throw err;
+  });
+  const { totals } = truth;
+  log.info('simulated', { seed: opts.seed, agents: totals.agents, payments: totals.candidate, feedback: totals.feedback });
+
+  // Where a fetcher in another process can find the certificate to trust (NODE_EXTRA_CA_CERTS).
+  mkdirSync(config.dataDir, { recursive: true });
+  const caFile = path.join(config.dataDir, 'devnet-ca.pem');
+  writeFileSync(caFile, registrationServer.caPem);
+
   process.stdout.write(
     [
       `devnet JSON-RPC ${devnet.rpcUrl} (chain id ${devnet.chainId})`,
       `token (USDC look-alike, EIP-3009) ${devnet.token.address}, deployed in block ${devnet.token.deployBlock}`,
+      `identity registry (ERC-8004) ${devnet.identityRegistry.address}, deployed in block ${devnet.identityRegistry.deployBlock}`,
+      `reputation registry (ERC-8004) ${devnet.reputationRegistry.address}, deployed in block ${devnet.reputationRegistry.deployBlock}`,
       `facilitators ${devnet.facilitators.join(', ')}`,
+      `simulated (seed ${opts.seed}): ${totals.agents} agents, ${totals.candidate} x402 payments (${totals.verified} verified), ` +
+        `${totals.plainTransfers} plain transfers, ${totals.feedback} feedback (${totals.sybilFeedback} from sybils), ` +
+        `${truth.period.from} to ${truth.period.to}, blocks ${truth.blocks.first}-${truth.blocks.last}`,
+      `registration server ${registrationServer.url}, self-signed: trust ${caFile} (e.g. NODE_EXTRA_CA_CERTS=${caFile})`,
+      ...(opts.truth ? [`ground truth in ${opts.truth}`] : []),
       `ingest it with: RPC_URL_DEVNET=${devnet.rpcUrl} npx reputation ingest`,
       '',
     ].join('\n'),
   );
-  await closeOnSignals(devnet, log);
+  await closeOnSignals(
+    {
+      close: async () => {
+        await registrationServer.close();
+        await devnet.close();
+      },
+    },
+    log,
+  );
 }

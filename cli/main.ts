@@ -7,12 +7,13 @@ import { StoreLockedError, WalRecoveryError } from '../pipeline/store/errors.ts'
 import { planNames } from '../api/plans.ts';
 import { OperationInputError } from '../api/admin/operations.ts';
 import { registerJobCommands } from './jobs.ts';
+import { registerImportCommand } from './import.ts';
 import { UsageError } from './usage-error.ts';
 import { closeOnSignals, startServer } from '../api/server.ts';
 import { runOperation } from './operations-client.ts';
 import { printAccount, printRows } from './output.ts';
 import { runDemo } from './demo.ts';
-import { runDevnet } from './devnet.ts';
+import { DEFAULT_AGENTS, DEFAULT_DAYS, DEFAULT_PAYMENTS, parseDays, runDevnet, type DevnetCommandOptions } from './devnet.ts';
 
 const log = createLogger();
 const program = new Command('reputation')
@@ -42,11 +43,20 @@ program
 
 program
   .command('devnet')
-  .description('run the local EVM devnet (DEVNET_PORT) with the token deployed and a few x402 payments')
-  .option('--no-payments', 'deploy only, make no payments')
-  .action(async (opts: { payments: boolean }) => runDevnet(config(), log, opts));
+  .description(
+    'run the local EVM devnet (DEVNET_PORT) with the token and the ERC-8004 registries deployed and a simulated, ' +
+      'reproducible history: agents registering, x402 payments, feedback (including a sybil farm)',
+  )
+  .option('--agents <count>', 'ERC-8004 agents to register, owned by operators with 1 to 10 agents each', positiveInt, DEFAULT_AGENTS)
+  .option('--payments <count>', 'x402 payments to agents and merchants; plain USDC transfers add 5%', positiveInt, DEFAULT_PAYMENTS)
+  .option('--no-payments', 'no payments or transfers (same as --payments 0); agents still register and sybils still rate')
+  .option('--seed <seed>', 'the same seed gives the same history', 'devnet')
+  .option('--days <count>', 'days of block time the history spans, ending two days ago', parseDays, DEFAULT_DAYS)
+  .option('--truth <file>', 'write the ground truth (per-address facts, agents, feedback) to this JSON file')
+  .action(async (opts: DevnetCommandOptions) => runDevnet(config(), log, opts));
 
 registerJobCommands(program, config, log);
+registerImportCommand(program, config, log);
 
 const accounts = program.command('accounts').description('manage API accounts');
 accounts

@@ -2,10 +2,16 @@
 import { readFileSync } from 'node:fs';
 import type { Hex } from 'viem';
 import { abi as eip3009TokenAbi } from './artifacts/Eip3009Token.abi.ts';
+import { abi as identityRegistryAbi } from './artifacts/IdentityRegistry.abi.ts';
+import { abi as reputationRegistryAbi } from './artifacts/ReputationRegistry.abi.ts';
 
 // ABIs come from the generated .abi.ts modules so viem sees literal types; the JSON artifact
 // stays the single source for bytecode.
-const abis = { Eip3009Token: eip3009TokenAbi } as const;
+const abis = {
+  Eip3009Token: eip3009TokenAbi,
+  IdentityRegistry: identityRegistryAbi,
+  ReputationRegistry: reputationRegistryAbi,
+} as const;
 
 export type ContractName = keyof typeof abis;
 

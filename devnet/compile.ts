@@ -52,6 +52,8 @@ export function compileContracts(): Record<string, Artifact> {
   for (const [file, contracts] of Object.entries(output.contracts ?? {})) {
     const sourceSha256 = createHash('sha256').update(sources[file]!.content).digest('hex');
     for (const [contractName, contract] of Object.entries(contracts)) {
+      // Interfaces (e.g. the registry one contract calls on another) have nothing to deploy.
+      if (contract.evm.bytecode.object === '') continue;
       if (artifacts[contractName]) throw new Error(`contract ${contractName} is defined twice`);
       artifacts[contractName] = {
         contractName,

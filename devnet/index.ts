@@ -1,8 +1,9 @@
-// The local chain for tests and the demo: a ganache node with our USDC look-alike deployed,
-// USDC in every account but the deployer's, and real Base facilitator addresses unlocked.
-import { parseUnits, type Address } from 'viem';
+// The local chain for tests and the demo: a ganache node with our USDC look-alike and the ERC-8004
+// Identity and Reputation registries deployed, USDC in every account but the deployer's, and real
+// Base facilitator addresses unlocked.
+import { parseUnits, type Abi, type Address, type Hex, type PrivateKeyAccount } from 'viem';
 import { loadArtifact } from './artifacts.ts';
-import { devnetClients } from './clients.ts';
+import { devnetClients, type DevnetClients } from './clients.ts';
 import { knownFacilitators } from './facilitators.ts';
 import { startDevnetNode, type DevnetNode } from './node.ts';
 
@@ -19,9 +20,17 @@ export interface DevnetOptions {
   genesisTime?: Date;
 }
 
+export interface DeployedContract {
+  address: Address;
+  deployBlock: bigint;
+}
+
 export interface Devnet extends DevnetNode {
   chainName: 'devnet';
-  token: { address: Address; deployBlock: bigint };
+  token: DeployedContract;
+  /** ERC-8004 registries; the reputation registry reads agent owners from the identity registry. */
+  identityRegistry: DeployedContract;
+  reputationRegistry: DeployedContract;
   /** Known Base facilitators, unlocked and funded, so they can submit x402 payments. */
   facilitators: Address[];
 }
@@ -30,25 +39,38 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   const facilitators = knownFacilitators('base').slice(0, FACILITATOR_COUNT);
   const node = await startDevnetNode({ ...opts, unlockedAccounts: facilitators });
   try {
-    const { publicClient, walletClient } = devnetClients(node);
+    const clients = devnetClients(node);
     const [deployer, ...holders] = node.accounts;
-    const { abi, bytecode } = loadArtifact('Eip3009Token');
-    const deployHash = await walletClient.deployContract({ abi, bytecode, account: deployer! });
-    const deployed = await publicClient.waitForTransactionReceipt({ hash: deployHash });
-    const token = deployed.contractAddress!;
+    // Deployed from the first account at nonces 0, 1 and 2, so the seed fixes their addresses
+    // (the shipped devnet chain profile lists them).
+    const token = await deploy(clients, deployer!, loadArtifact('Eip3009Token'), []);
+    const identityRegistry = await deploy(clients, deployer!, loadArtifact('IdentityRegistry'), []);
+    const reputationRegistry = await deploy(clients, deployer!, loadArtifact('ReputationRegistry'), [identityRegistry.address]);
+    const { abi } = loadArtifact('Eip3009Token');
     for (const holder of holders) {
-      const hash = await walletClient.writeContract({
+      const hash = await clients.walletClient.writeContract({
         account: deployer!,
-        address: token,
+        address: token.address,
         abi,
         functionName: 'mint',
         args: [holder.address, INITIAL_USDC],
       });
-      await publicClient.waitForTransactionReceipt({ hash });
+      await clients.publicClient.waitForTransactionReceipt({ hash });
     }
-    return { ...node, chainName: 'devnet', token: { address: token, deployBlock: deployed.blockNumber }, facilitators };
+    return { ...node, chainName: 'devnet', token, identityRegistry, reputationRegistry, facilitators };
   } catch (err) {
     await node.close();
     throw err;
   }
+}
+
+async function deploy(
+  { publicClient, walletClient }: DevnetClients,
+  account: PrivateKeyAccount,
+  artifact: { abi: Abi; bytecode: Hex },
+  args: readonly unknown[],
+): Promise<DeployedContract> {
+  const hash = await walletClient.deployContract({ ...artifact, args, account });
+  const receipt = await publicClient.waitForTransactionReceipt({ hash });
+  return { address: receipt.contractAddress!, deployBlock: receipt.blockNumber };
 }

@@ -29,7 +29,7 @@ const TRANSFER_WITH_AUTHORIZATION_TYPES = {
 } as const;
 
 /** Authorizations expire this long after the latest block, like x402's maxTimeoutSeconds. */
-const AUTHORIZATION_TTL_SECONDS = 600n;
+export const AUTHORIZATION_TTL_SECONDS = 600n;
 
 export interface SentTransaction {
   txHash: Hash;
@@ -50,18 +50,22 @@ export interface PayWithAuthorizationParams {
   nonce?: Hex;
 }
 
-/** An x402 payment: one transaction emitting AuthorizationUsed then Transfer, sent by `facilitator`. */
-export async function payWithAuthorization(params: PayWithAuthorizationParams): Promise<SentTransaction> {
-  const { publicClient, walletClient, token, payer, to, value, facilitator } = params;
-  const [chainId, latest] = await Promise.all([publicClient.getChainId(), publicClient.getBlock()]);
-  const message = {
-    from: payer.address,
-    to,
-    value,
-    validAfter: 0n,
-    validBefore: latest.timestamp + AUTHORIZATION_TTL_SECONDS,
-    nonce: params.nonce ?? toHex(crypto.getRandomValues(new Uint8Array(32))),
-  };
+/** What a payer signs: an EIP-3009 authorization for `value` from them to `to`. */
+export interface AuthorizationParams {
+  payer: PrivateKeyAccount;
+  token: Address;
+  chainId: number;
+  to: Address;
+  value: bigint;
+  /** Unix seconds; the authorization is valid strictly before it. */
+  validBefore: bigint;
+  nonce: Hex;
+}
+
+/** The arguments of `transferWithAuthorization` for a payer's signed authorization. */
+export async function signAuthorization(params: AuthorizationParams) {
+  const { payer, token, chainId, to, value, validBefore, nonce } = params;
+  const message = { from: payer.address, to, value, validAfter: 0n, validBefore, nonce };
   const signature = await payer.signTypedData({
     domain: { ...USDC_DOMAIN, chainId, verifyingContract: token },
     types: TRANSFER_WITH_AUTHORIZATION_TYPES,
@@ -69,6 +73,22 @@ export async function payWithAuthorization(params: PayWithAuthorizationParams): 
     message,
   });
   const { r, s, yParity } = parseSignature(signature);
+  return [message.from, to, value, message.validAfter, validBefore, nonce, 27 + yParity, r, s] as const;
+}
+
+/** An x402 payment: one transaction emitting AuthorizationUsed then Transfer, sent by `facilitator`. */
+export async function payWithAuthorization(params: PayWithAuthorizationParams): Promise<SentTransaction> {
+  const { publicClient, walletClient, token, payer, to, value, facilitator } = params;
+  const [chainId, latest] = await Promise.all([publicClient.getChainId(), publicClient.getBlock()]);
+  const args = await signAuthorization({
+    payer,
+    token,
+    chainId,
+    to,
+    value,
+    validBefore: latest.timestamp + AUTHORIZATION_TTL_SECONDS,
+    nonce: params.nonce ?? toHex(crypto.getRandomValues(new Uint8Array(32))),
+  });
   // Simulate first, as a facilitator verifies before settling: ganache rejects a failing
   // node-signed transaction with a generic error, the simulation reports the contract's reason.
   const { request } = await publicClient.simulateContract({
@@ -77,7 +97,7 @@ export async function payWithAuthorization(params: PayWithAuthorizationParams): 
     address: token,
     abi,
     functionName: 'transferWithAuthorization',
-    args: [message.from, to, value, message.validAfter, message.validBefore, message.nonce, 27 + yParity, r, s],
+    args,
   });
   return confirm(publicClient, await walletClient.writeContract({ ...request, chain: walletClient.chain }));
 }

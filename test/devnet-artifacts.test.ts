@@ -7,8 +7,8 @@ import { artifactsDir, compileContracts, serializeAbiModule, serializeArtifact }
 describe('devnet artifacts', () => {
   const compiled = compileContracts();
 
-  it('compiles the token', () => {
-    expect(Object.keys(compiled)).toEqual(['Eip3009Token']);
+  it('compiles the token and the two ERC-8004 registries', () => {
+    expect(Object.keys(compiled)).toEqual(['Eip3009Token', 'IdentityRegistry', 'ReputationRegistry']);
   });
 
   it.each(Object.values(compiled))('$contractName matches its committed artifacts', (artifact) => {

@@ -31,8 +31,14 @@ describe('devnet', () => {
     expect(devnet.rpcUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(await publicClient.getChainId()).toBe(1337);
     expect(devnet.facilitators).toHaveLength(3);
-    // The shipped devnet chain profile relies on this address being fixed by the default seed.
-    expect(devnet.token.address.toLowerCase()).toBe((chainProfiles.devnet!.token as { address: string }).address);
+    // The shipped devnet chain profile relies on these addresses being fixed by the default seed.
+    const profile = chainProfiles.devnet as Record<'token' | 'identityRegistry' | 'reputationRegistry', { address: string }>;
+    expect(devnet.token.address.toLowerCase()).toBe(profile.token.address);
+    expect(devnet.identityRegistry.address.toLowerCase()).toBe(profile.identityRegistry.address);
+    expect(devnet.reputationRegistry.address.toLowerCase()).toBe(profile.reputationRegistry.address);
+    // One after the other, before the mints.
+    expect(devnet.identityRegistry.deployBlock).toBe(devnet.token.deployBlock + 1n);
+    expect(devnet.reputationRegistry.deployBlock).toBe(devnet.token.deployBlock + 2n);
     expect(devnet.facilitators[0]!.toLowerCase()).toBe('0x73b2b8df52fbe7c40fe78db52e3dffdd5db5ad07');
     const read = (functionName: 'name' | 'symbol' | 'version') =>
       publicClient.readContract({ address: devnet.token.address, abi, functionName });
