@@ -1,0 +1,95 @@
+// Ingestion against the simulator's ground truth, exactly: per-address x402 facts (candidate and
+// verified counts, volumes, counterparties, active days and months), agents (owner, URI, wallet),
+// feedback with revocations, responses, transfers. Then the same through a JSON-RPC proxy that
+// injects provider faults: the store must come out identical.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDevnet, type Devnet } from '../devnet/index.ts';
+import { simulate } from '../devnet/simulate.ts';
+import type { SimulationTruth } from '../devnet/simulate-truth.ts';
+import { startFaultyRpcProxy } from '../devnet/faulty-rpc-proxy.ts';
+import { loadConfig, type ChainConfig } from '../pipeline/config.ts';
+import { silentLogger } from '../pipeline/log.ts';
+import { openStore, type Store } from '../pipeline/store/store.ts';
+import { ingestChain } from '../pipeline/ingest/ingest-chain.ts';
+import { refreshFacilitators } from '../pipeline/chain/facilitators.ts';
+import { tempDataDir } from './helpers/temp.ts';
+import { storedAddressFacts, storedAgents, storedCounts, storedFeedback, truthAddressFacts, truthAgents, truthFeedback } from './helpers/ground-truth.ts';
+
+describe('ingestion equals the simulator ground truth', () => {
+  let devnet: Devnet;
+  let truth: SimulationTruth;
+  let closeRegistrations: () => Promise<void>;
+  let chain: ChainConfig;
+
+  beforeAll(async () => {
+    devnet = await startDevnet({ port: 0 });
+    const simulation = await simulate(devnet, { agents: 24, payments: 240, seed: 'ground-truth' });
+    truth = simulation.truth;
+    closeRegistrations = () => simulation.registrationServer.close();
+    chain = { ...loadConfig({ RPC_URL_DEVNET: devnet.rpcUrl }).chains.devnet!, maxBlockRange: 40 };
+  }, 120_000);
+  afterAll(async () => {
+    await closeRegistrations?.();
+    await devnet?.close();
+  });
+
+  async function ingestInto(chainConfig: ChainConfig): Promise<Store> {
+    const store = await openStore({ dataDir: tempDataDir('truth') });
+    await store.write((tx) => refreshFacilitators(tx));
+    await ingestChain({ store, chain: chainConfig, log: silentLogger });
+    return store;
+  }
+
+  async function expectTruth(store: Store) {
+    expect(await storedAddressFacts(store)).toEqual(truthAddressFacts(truth));
+    expect(await storedAgents(store)).toEqual(truthAgents(truth));
+    expect(await storedFeedback(store)).toEqual(truthFeedback(truth));
+    expect(await storedCounts(store)).toEqual({
+      candidate: truth.totals.candidate,
+      verified: truth.totals.verified,
+      responses: truth.totals.responses,
+      agentTransfers: truth.totals.agentTransfers,
+      uriUpdates: truth.totals.uriUpdates,
+    });
+  }
+
+  it('over a well-behaved node', async () => {
+    const store = await ingestInto(chain);
+    try {
+      await expectTruth(store);
+      // Plain transfers are stored as transfers but are not x402 payments.
+      const [plain] = await store.read(`SELECT count(*)::INTEGER AS n FROM token_transfers t WHERE NOT EXISTS (SELECT 1 FROM x402_payments p WHERE p.chain = t.chain AND p.tx_hash = t.tx_hash AND p.log_index = t.log_index) AND t.from_address <> '0x0000000000000000000000000000000000000000'`);
+      expect(plain).toEqual({ n: truth.totals.plainTransfers });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('through a proxy injecting 429s, timeouts, dropped connections and range errors', { timeout: 180_000 }, async () => {
+    const proxy = await startFaultyRpcProxy({ target: devnet.rpcUrl, seed: 'faults', faultRate: 0.2, maxBlockRange: 25, maxResults: 60, holdMs: 1_500 });
+    // A short client timeout, so held requests time out quickly; a tight retry base delay.
+    const store = await ingestInto({ ...chain, rpcUrl: proxy.url, rpcTimeoutMs: 500, maxBlockRange: 200 });
+    try {
+      await expectTruth(store);
+      // Every kind of fault really happened.
+      for (const kind of ['rate_limit', 'timeout', 'dropped', 'too_many_results', 'block_range'] as const) expect(proxy.stats[kind], kind).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+      await proxy.close();
+    }
+  });
+
+  it('a second ingest over the same blocks changes nothing', async () => {
+    const store = await ingestInto(chain);
+    try {
+      const snapshot = async () => store.read(`SELECT * FROM token_transfers ORDER BY block_number, log_index`);
+      const before = await snapshot();
+      await store.write((tx) => tx.run(`DELETE FROM ingest_cursors`));
+      await ingestChain({ store, chain, log: silentLogger });
+      expect(await snapshot()).toEqual(before);
+      await expectTruth(store);
+    } finally {
+      await store.close();
+    }
+  });
+});
