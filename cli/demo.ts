@@ -1,45 +1,67 @@
-// `npm run demo`: a devnet with x402 payments, ingested and scored into DATA_DIR, served on PORT
-// with one demo account per plan, rescoring on the in-process schedule until interrupted.
+// `npm run demo`: a devnet with a simulated history (ERC-8004 agents with registration files,
+// x402 payments, feedback with a sybil farm), ingested, enriched and scored into DATA_DIR, served
+// on PORT with one demo account per plan, and kept fresh on the job schedule until interrupted.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Config } from '../pipeline/config.ts';
 import { loadConfig } from '../pipeline/config.ts';
 import type { Logger } from '../pipeline/log.ts';
-import { startDevnet } from '../devnet/index.ts';
-import { runThinScenario } from '../devnet/scenario.ts';
 import { closeOnSignals, startServer } from '../api/server.ts';
 import { createAccount } from '../api/accounts.ts';
 import { forgetChainFrom } from '../pipeline/ingest/forget-chain.ts';
 import type { PlanName } from '../api/plans.ts';
+import type { JobName } from '../jobs/definitions.ts';
+import type { SimulationTruth } from '../devnet/simulate-truth.ts';
+import { DEFAULT_DAYS, startSimulatedDevnet } from './devnet.ts';
 
 const demoPlans: PlanName[] = ['free', 'starter', 'pro', 'enterprise'];
+// Hundreds of agents and thousands of payments, in about half a minute on a 2-core machine.
+const demoSize = { agents: Number(process.env.DEMO_AGENTS ?? 200), payments: Number(process.env.DEMO_PAYMENTS ?? 2000) };
+// The real OFAC address lists beside the project, when present (shared/data of this workspace).
+const sharedOfacLists = fileURLToPath(new URL('../../shared/data/ofac/address-lists-2024-09-27', import.meta.url));
 
 export async function runDemo(base: Config, log: Logger): Promise<void> {
-  const devnet = await startDevnet({ port: base.devnetPort });
-  const scenario = await runThinScenario(devnet);
-  const config = loadConfig({ ...process.env, RPC_URL_DEVNET: devnet.rpcUrl }, base.configFile ?? undefined);
+  const started = Date.now();
+  const running = await startSimulatedDevnet(base, { ...demoSize, seed: 'demo', days: DEFAULT_DAYS });
+  const { devnet, simulation, caFile } = running;
+  const config = loadConfig(
+    {
+      ...process.env,
+      RPC_URL_DEVNET: devnet.rpcUrl,
+      // The devnet's registration files are served on loopback with a self-signed certificate.
+      METADATA_ALLOW_PRIVATE_ADDRESSES: 'true',
+      METADATA_CA_FILE: caFile,
+      ...(!process.env.SANCTIONS_LIST_SOURCE && existsSync(sharedOfacLists) ? { SANCTIONS_LIST_SOURCE: sharedOfacLists } : {}),
+    },
+    base.configFile ?? undefined,
+  );
   const server = await startServer(config, log).catch(async (err: unknown) => {
-    await devnet.close();
+    await running.close();
     throw err;
   });
   // Each demo starts a new chain: drop what an earlier demo ingested from its devnet.
   await server.store.write((tx) => forgetChainFrom(tx, 'devnet'));
-  await (await server.jobs.run('ingest', {})).done;
-  await (await server.jobs.run('score', {})).done;
+  const jobs: JobName[] = ['ingest', 'fetch-metadata', 'score', 'export', ...(config.sanctionsListSource ? (['refresh-sanctions-list'] as const) : [])];
+  for (const job of jobs) await (await server.jobs.run(job, {})).done;
 
-  const lines = [`\nreputation demo: API on ${server.url}, devnet JSON-RPC on ${devnet.rpcUrl}`, ''];
+  const lines = [`\nreputation demo: API on ${server.url}, devnet JSON-RPC on ${devnet.rpcUrl} (ready in ${Math.round((Date.now() - started) / 1000)} s)`, ''];
   const keys: string[] = [];
   for (const plan of demoPlans) {
     const account = await createAccount(server.store, { plan, name: `demo ${plan}` }, server.keys);
     keys.push(account.api_key);
     lines.push(`demo account ${account.id}  plan ${plan.padEnd(10)}  X-API-Key: ${account.api_key}`);
   }
-  const { heavyMerchant, lightMerchant } = scenario.roles;
+  const { busiest, quietest } = exampleAddresses(simulation.truth);
+  const { totals } = simulation.truth;
   lines.push(
     '',
-    'Try (first the free key, redacted; then a paid key, full record):',
-    `  curl -s -H 'X-API-Key: ${keys[0]}' ${server.url}/v1/reputation/${heavyMerchant}`,
-    `  curl -s -H 'X-API-Key: ${keys[2]}' ${server.url}/v1/reputation/${heavyMerchant}`,
-    `  curl -s -H 'X-API-Key: ${keys[2]}' ${server.url}/v1/reputation/${lightMerchant}`,
+    `Simulated: ${totals.agents} ERC-8004 agents, ${totals.candidate} x402 payments (${totals.verified} verified), ${totals.feedback} feedback (${totals.sybilFeedback} from sybils).`,
+    'Try (the free key gets the redacted record, a paid key the full one):',
+    `  curl -s -H 'X-API-Key: ${keys[0]}' ${server.url}/v1/reputation/${busiest}`,
+    `  curl -s -H 'X-API-Key: ${keys[2]}' ${server.url}/v1/reputation/${busiest}`,
+    `  curl -s -H 'X-API-Key: ${keys[2]}' ${server.url}/v1/reputation/${quietest}`,
     `  curl -s ${server.url}/health`,
+    `  npx reputation jobs list`,
     '',
     'Ctrl-C stops the demo.',
     '',
@@ -49,9 +71,17 @@ export async function runDemo(base: Config, log: Logger): Promise<void> {
     {
       close: async () => {
         await server.close();
-        await devnet.close();
+        await running.close();
       },
     },
     log,
   );
+}
+
+/** The address paid most often, and one paid exactly once. */
+function exampleAddresses(truth: SimulationTruth): { busiest: string; quietest: string } {
+  const payees = Object.entries(truth.addresses).filter(([, f]) => f.candidate_as_payee > 0);
+  payees.sort(([a, fa], [b, fb]) => fb.verified_as_payee - fa.verified_as_payee || a.localeCompare(b));
+  const quiet = payees.filter(([, f]) => f.candidate_as_payee === 1 && f.candidate_as_payer === 0);
+  return { busiest: payees[0]![0], quietest: (quiet[0] ?? payees.at(-1)!)[0] };
 }

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import type { Config } from '../pipeline/config.ts';
 import type { Logger } from '../pipeline/log.ts';
-import { startDevnet } from '../devnet/index.ts';
-import { DEFAULT_SIMULATION_DAYS, simulate } from '../devnet/simulate.ts';
+import { startDevnet, type Devnet } from '../devnet/index.ts';
+import { DEFAULT_SIMULATION_DAYS, simulate, type Simulation } from '../devnet/simulate.ts';
 import { closeOnSignals } from '../api/server.ts';
 
 export interface DevnetCommandOptions {
@@ -30,28 +30,47 @@ export function parseDays(value: string): number {
 
 const DAY_MS = 86_400_000;
 
-export async function runDevnet(config: Config, log: Logger, opts: DevnetCommandOptions): Promise<void> {
+export interface SimulatedDevnet {
+  devnet: Devnet;
+  simulation: Simulation;
+  /** The registration server's certificate, for fetchers to trust. */
+  caFile: string;
+  close(): Promise<void>;
+}
+
+/** Starts the devnet on DEVNET_PORT and plays a simulated history that ends two days ago. */
+export async function startSimulatedDevnet(config: Config, opts: Omit<DevnetCommandOptions, 'payments'> & { payments: number }): Promise<SimulatedDevnet> {
   // Genesis at noon UTC, far enough back that the simulated history ends two days ago, as real
   // history would: recency and active-day facts then read naturally.
   const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
   const devnet = await startDevnet({ port: config.devnetPort, genesisTime: new Date(today - (opts.days + 2) * DAY_MS + DAY_MS / 2) });
-  const { truth, registrationServer } = await simulate(devnet, {
-    agents: opts.agents,
-    payments: opts.payments === false ? 0 : opts.payments,
-    seed: opts.seed,
-    days: opts.days,
-    truthFile: opts.truth,
-  }).catch(async (err: unknown) => {
-    await devnet.close();
-    throw err;
-  });
-  const { totals } = truth;
-  log.info('simulated', { seed: opts.seed, agents: totals.agents, payments: totals.candidate, feedback: totals.feedback });
-
-  // Where a fetcher in another process can find the certificate to trust (NODE_EXTRA_CA_CERTS).
+  const simulation = await simulate(devnet, { agents: opts.agents, payments: opts.payments, seed: opts.seed, days: opts.days, truthFile: opts.truth }).catch(
+    async (err: unknown) => {
+      await devnet.close();
+      throw err;
+    },
+  );
+  // Where a fetcher in another process can find the certificate to trust.
   mkdirSync(config.dataDir, { recursive: true });
   const caFile = path.join(config.dataDir, 'devnet-ca.pem');
-  writeFileSync(caFile, registrationServer.caPem);
+  writeFileSync(caFile, simulation.registrationServer.caPem);
+  return {
+    devnet,
+    simulation,
+    caFile,
+    close: async () => {
+      await simulation.registrationServer.close();
+      await devnet.close();
+    },
+  };
+}
+
+export async function runDevnet(config: Config, log: Logger, opts: DevnetCommandOptions): Promise<void> {
+  const running = await startSimulatedDevnet(config, { ...opts, payments: opts.payments === false ? 0 : opts.payments });
+  const { devnet, caFile } = running;
+  const { truth, registrationServer } = running.simulation;
+  const { totals } = truth;
+  log.info('simulated', { seed: opts.seed, agents: totals.agents, payments: totals.candidate, feedback: totals.feedback });
 
   process.stdout.write(
     [
@@ -69,13 +88,5 @@ export async function runDevnet(config: Config, log: Logger, opts: DevnetCommand
       '',
     ].join('\n'),
   );
-  await closeOnSignals(
-    {
-      close: async () => {
-        await registrationServer.close();
-        await devnet.close();
-      },
-    },
-    log,
-  );
+  await closeOnSignals(running, log);
 }

@@ -23,7 +23,8 @@ function startCommand(args: string[], env: NodeJS.ProcessEnv, readyLine: RegExp)
 
 describe('npm run demo', () => {
   it('prints one line per demo account and curl commands that return real scores', { timeout: 120_000 }, async () => {
-    const demo = startCommand(['demo'], cliEnv(tempDataDir('demo'), { DEVNET_PORT: '0' }), /Ctrl-C stops the demo\./);
+    // A smaller simulated history than the default keeps the test quick; the path is the same.
+    const demo = startCommand(['demo'], cliEnv(tempDataDir('demo'), { DEVNET_PORT: '0', DEMO_AGENTS: '40', DEMO_PAYMENTS: '300' }), /Ctrl-C stops the demo\./);
     try {
       const out = await demo.ready;
       const accounts = out.split('\n').filter((l) => l.startsWith('demo account '));
@@ -35,10 +36,14 @@ describe('npm run demo', () => {
       const run = (command: string) => JSON.parse(execFileSync('sh', ['-c', command], { encoding: 'utf8' }));
       const free = run(curls[0]!);
       const paid = run(curls[1]!);
-      expect(free.score).toMatchObject({ grade: 'C', status: 'scored' });
+      expect(free.score).toMatchObject({ grade: expect.stringMatching(/^[A-F]$/), status: 'scored' });
       expect(free.chains[0].activity).toBeUndefined();
-      expect(paid.chains[0].activity.total_verified_transactions).toBe(8);
-      expect(run(curls[2]!).score.grade).toBe('F');
+      expect(paid.score).toEqual(free.score);
+      expect(paid.chains[0].activity.total_verified_transactions).toBeGreaterThan(1);
+      const quiet = run(curls[2]!);
+      expect(quiet.chains[0].activity.total_candidate_transactions).toBe(1);
+      expect(quiet.score.value).toBeLessThan(paid.score.value);
+      expect(out).toMatch(/Simulated: 40 ERC-8004 agents, 300 x402 payments/);
     } finally {
       demo.child.kill('SIGINT');
     }
@@ -59,6 +64,8 @@ describe('reputation devnet + ingest + score without a server', () => {
       expect(ingest.code).toBe(0);
       expect(ingest.stdout).toMatch(/devnet\s+token\s+0\s+\d+\s+\d+/);
       expect(ingest.stdout).toMatch(/devnet\s+identity\s+0/);
+      // Not a terminal: progress comes as plain lines (blocks done of total, logs/s, ETA).
+      expect(ingest.stderr).toMatch(/^progress 100% (\d+)\/\1 blocks \d+\/s ETA 0s devnet\/token \d+ logs$/m);
       expect((await runCli(['score'], env)).stdout).toMatch(/runId\s+addressCount\s+scoredAt/);
       const facts = await runCli(['sql', `SELECT (SELECT count(*) FROM x402_payments)::INTEGER AS payments, (SELECT count(*) FROM agent_registrations)::INTEGER AS agents, (SELECT count(*) FROM address_scores)::INTEGER AS scored`, '--format', 'json'], env);
       expect(JSON.parse(facts.stdout)).toEqual({ payments: truth.totals.candidate, agents: truth.totals.agents, scored: Object.keys(truth.addresses).length });
