@@ -2,10 +2,12 @@
 // machine, printed as one JSON line per benchmark. Results go into docs/performance.md by hand.
 import { benchGroupCommit } from './group-commit.ts';
 import { benchImport } from './import.ts';
+import { benchIngest } from './ingest.ts';
 
 const benches: Record<string, () => Promise<Record<string, number>>> = {
   'group-commit': benchGroupCommit,
   import: benchImport,
+  ingest: benchIngest,
 };
 
 const only = process.argv[2];

@@ -53,24 +53,38 @@ export async function ingestSource(deps: {
   const result: SourceResult = { chain: chain.name, source: source.name, fromBlock: from.toString(), toBlock: target.toString(), logs: 0, chunks: 0, rangeShrinks: 0 };
   const started = performance.now();
 
-  let range = maxRange;
-  for (let start = from; start <= target; ) {
+  // The next range is fetched while the current one is written, so RPC and DuckDB overlap.
+  type Fetched = { start: bigint; end: bigint; outcome: Promise<{ chunk: Chunk } | { error: unknown }> };
+  const fetchRange = (start: bigint, range: bigint): Fetched => {
     const end = start + range - 1n < target ? start + range - 1n : target;
-    let chunk: Chunk;
-    try {
-      chunk = await deps.fetchChunk({ chain, source: source.name, from: start, to: end });
-    } catch (err) {
+    const outcome = deps.fetchChunk({ chain, source: source.name, from: start, to: end }).then(
+      (chunk) => ({ chunk }),
+      (error: unknown) => ({ error }),
+    );
+    return { start, end, outcome };
+  };
+
+  let range = maxRange;
+  let next: Fetched | null = from <= target ? fetchRange(from, range) : null;
+  while (next) {
+    const { start, end } = next;
+    const outcome = await next.outcome;
+    next = null;
+    if ('error' in outcome) {
+      const err = outcome.error;
       if (!(err instanceof RangeTooLargeError) || range === 1n) throw err;
       result.rangeShrinks++;
       const suggested = err.suggestedBlocks;
       range = suggested && suggested < range ? suggested : range / 2n > 0n ? range / 2n : 1n;
+      next = fetchRange(start, range);
       continue;
     }
+    range = BigInt(Math.min(Number(maxRange), Math.ceil(Number(range) * growth)));
+    if (end < target) next = fetchRange(end + 1n, range);
+    const { chunk } = outcome;
     await store.write((tx) => writeChunk(tx, chain.name, source, start, end, chunk));
     result.logs += chunk.logs.length;
     result.chunks++;
-    start = end + 1n;
-    range = BigInt(Math.min(Number(maxRange), Math.ceil(Number(range) * growth)));
 
     const seconds = (performance.now() - started) / 1000;
     const blocksDone = Number(end - from + 1n);
