@@ -4,6 +4,7 @@ import type { Hex } from 'viem';
 import { abi as eip3009TokenAbi } from './artifacts/Eip3009Token.abi.ts';
 import { abi as identityRegistryAbi } from './artifacts/IdentityRegistry.abi.ts';
 import { abi as reputationRegistryAbi } from './artifacts/ReputationRegistry.abi.ts';
+import { abi as permit2ProxyStandInAbi } from './artifacts/Permit2ProxyStandIn.abi.ts';
 
 // ABIs come from the generated .abi.ts modules so viem sees literal types; the JSON artifact
 // stays the single source for bytecode.
@@ -11,6 +12,7 @@ const abis = {
   Eip3009Token: eip3009TokenAbi,
   IdentityRegistry: identityRegistryAbi,
   ReputationRegistry: reputationRegistryAbi,
+  Permit2ProxyStandIn: permit2ProxyStandInAbi,
 } as const;
 
 export type ContractName = keyof typeof abis;

@@ -31,6 +31,8 @@ export interface Devnet extends DevnetNode {
   /** ERC-8004 registries; the reputation registry reads agent owners from the identity registry. */
   identityRegistry: DeployedContract;
   reputationRegistry: DeployedContract;
+  /** Stand-in for x402's Permit2 proxy: settlements for tokens without EIP-3009. */
+  permit2Proxy: DeployedContract;
   /** Known Base facilitators, unlocked and funded, so they can submit x402 payments. */
   facilitators: Address[];
 }
@@ -41,11 +43,12 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   try {
     const clients = devnetClients(node);
     const [deployer, ...holders] = node.accounts;
-    // Deployed from the first account at nonces 0, 1 and 2, so the seed fixes their addresses
+    // Deployed from the first account at nonces 0, 1, 2 and 3, so the seed fixes their addresses
     // (the shipped devnet chain profile lists them).
     const token = await deploy(clients, deployer!, loadArtifact('Eip3009Token'), []);
     const identityRegistry = await deploy(clients, deployer!, loadArtifact('IdentityRegistry'), []);
     const reputationRegistry = await deploy(clients, deployer!, loadArtifact('ReputationRegistry'), [identityRegistry.address]);
+    const permit2Proxy = await deploy(clients, deployer!, loadArtifact('Permit2ProxyStandIn'), []);
     const { abi } = loadArtifact('Eip3009Token');
     for (const holder of holders) {
       const hash = await clients.walletClient.writeContract({
@@ -57,7 +60,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
       });
       await clients.publicClient.waitForTransactionReceipt({ hash });
     }
-    return { ...node, chainName: 'devnet', token, identityRegistry, reputationRegistry, facilitators };
+    return { ...node, chainName: 'devnet', token, identityRegistry, reputationRegistry, permit2Proxy, facilitators };
   } catch (err) {
     await node.close();
     throw err;

@@ -125,7 +125,7 @@ export async function plainTransfer(params: PlainTransferParams): Promise<SentTr
   return confirm(publicClient, txHash);
 }
 
-async function confirm(publicClient: PublicClient, txHash: Hash): Promise<SentTransaction> {
+export async function confirm(publicClient: PublicClient, txHash: Hash): Promise<SentTransaction> {
   const receipt = await publicClient.waitForTransactionReceipt({ hash: txHash });
   if (receipt.status !== 'success') throw new Error(`transaction ${txHash} reverted`);
   return { txHash, blockNumber: receipt.blockNumber };

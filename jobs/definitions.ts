@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { Config } from '../pipeline/config.ts';
 
-const sourceName = z.enum(['token', 'identity', 'reputation']);
+const sourceName = z.enum(['token', 'permit2', 'identity', 'reputation']);
 
 export const jobInputs = {
   ingest: z.object({ chain: z.string().min(1).optional(), source: sourceName.optional() }).strict(),

@@ -25,6 +25,9 @@ const chainSchema = z.object({
   // ERC-8004 registries; a chain without them has payments only.
   identityRegistry: contract.optional(),
   reputationRegistry: contract.optional(),
+  // x402's Permit2 proxy (x402ExactPermit2Proxy), whose settlements are x402 payments for tokens
+  // without EIP-3009; a chain without it has EIP-3009 payments only.
+  permit2Proxy: contract.optional(),
   // Network key of facilitators.csv whose signers count as verified on this chain.
   facilitatorNetwork: z.string().min(1),
 });

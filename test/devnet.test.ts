@@ -32,10 +32,11 @@ describe('devnet', () => {
     expect(await publicClient.getChainId()).toBe(1337);
     expect(devnet.facilitators).toHaveLength(3);
     // The shipped devnet chain profile relies on these addresses being fixed by the default seed.
-    const profile = chainProfiles.devnet as Record<'token' | 'identityRegistry' | 'reputationRegistry', { address: string }>;
+    const profile = chainProfiles.devnet as Record<'token' | 'identityRegistry' | 'reputationRegistry' | 'permit2Proxy', { address: string }>;
     expect(devnet.token.address.toLowerCase()).toBe(profile.token.address);
     expect(devnet.identityRegistry.address.toLowerCase()).toBe(profile.identityRegistry.address);
     expect(devnet.reputationRegistry.address.toLowerCase()).toBe(profile.reputationRegistry.address);
+    expect(devnet.permit2Proxy.address.toLowerCase()).toBe(profile.permit2Proxy.address);
     // One after the other, before the mints.
     expect(devnet.identityRegistry.deployBlock).toBe(devnet.token.deployBlock + 1n);
     expect(devnet.reputationRegistry.deployBlock).toBe(devnet.token.deployBlock + 2n);

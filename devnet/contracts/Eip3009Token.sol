@@ -22,9 +22,11 @@ contract Eip3009Token {
     address public immutable minter;
     uint256 public totalSupply;
     mapping(address => uint256) public balanceOf;
+    mapping(address => mapping(address => uint256)) public allowance;
     mapping(address => mapping(bytes32 => bool)) private _usedAuthorizations;
 
     event Transfer(address indexed from, address indexed to, uint256 value);
+    event Approval(address indexed owner, address indexed spender, uint256 value);
     event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce);
 
     constructor() {
@@ -49,6 +51,21 @@ contract Eip3009Token {
 
     function transfer(address to, uint256 value) external returns (bool) {
         _transfer(msg.sender, to, value);
+        return true;
+    }
+
+    /// @dev Allowances exist for spenders such as x402's Permit2 proxy (settlements without EIP-3009).
+    function approve(address spender, uint256 value) external returns (bool) {
+        allowance[msg.sender][spender] = value;
+        emit Approval(msg.sender, spender, value);
+        return true;
+    }
+
+    function transferFrom(address from, address to, uint256 value) external returns (bool) {
+        uint256 allowed = allowance[from][msg.sender];
+        require(allowed >= value, "ERC20: insufficient allowance");
+        allowance[from][msg.sender] = allowed - value;
+        _transfer(from, to, value);
         return true;
     }
 

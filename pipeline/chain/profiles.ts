@@ -21,12 +21,13 @@ export const chainProfiles: Record<string, Record<string, unknown>> = {
   devnet: {
     chainId: 1337,
     confirmations: 0,
-    // The devnet deploys the token, then the identity and reputation registries, from its first
-    // account at nonces 0, 1 and 2, so their addresses are fixed by the default seed (checked by
-    // test/devnet.test.ts).
+    // The devnet deploys the token, the identity and reputation registries and the Permit2 proxy
+    // stand-in from its first account at nonces 0, 1, 2 and 3, so the default seed fixes their
+    // addresses (checked by test/devnet.test.ts).
     token: { address: '0x48b70a58dafd0d43b11e31fb72c7a39db30a4716', startBlock: 0 },
     identityRegistry: { address: '0x85fd3b333447dc7e7af563b93868ef2baac89b8e', startBlock: 0 },
     reputationRegistry: { address: '0xe8c3cfa0f6edc769bdd73210f06db7bc47080371', startBlock: 0 },
+    permit2Proxy: { address: '0xffc9009781e2830d06b021451ff513c3e5e2128b', startBlock: 0 },
     // The devnet unlocks real Base facilitator signers, so the Base list applies unchanged.
     facilitatorNetwork: 'base',
   },

@@ -105,10 +105,8 @@ export async function ingestSource(deps: {
 }
 
 async function writeChunk(tx: WriteTx, chain: string, source: EvmSource, from: bigint, to: bigint, chunk: Chunk): Promise<void> {
-  const contract = source.address.toLowerCase();
-  for (const { table, contractColumn } of source.tables) {
-    const scope = contractColumn ? ` AND ${contractColumn} = $4` : '';
-    await tx.run(`DELETE FROM ${table} WHERE chain = $1 AND block_number BETWEEN $2 AND $3${scope}`, contractColumn ? [chain, from, to, contract] : [chain, from, to]);
+  for (const { table, scope } of source.tables) {
+    await tx.run(`DELETE FROM ${table} WHERE chain = $1 AND block_number BETWEEN $2 AND $3 AND ${scope.column} = $4`, [chain, from, to, scope.value]);
   }
   await tx.run(`DELETE FROM chain_blocks WHERE chain = $1 AND source = $2 AND block_number BETWEEN $3 AND $4`, [chain, source.name, from, to]);
 

@@ -6,12 +6,12 @@ import type { DuckDBValue } from '@duckdb/node-api';
 import type { ChainConfig } from '../config.ts';
 import type { BlockInfo } from '../chain/rpc.ts';
 
-export type SourceName = 'token' | 'identity' | 'reputation';
+export type SourceName = 'token' | 'identity' | 'reputation' | 'permit2';
 
 export interface SourceTable {
   table: string;
-  /** Column holding the source's contract address, so a range delete stays within the source. */
-  contractColumn: string | null;
+  /** The column and value that mark this source's rows, so a range delete stays within the source. */
+  scope: { column: string; value: string };
 }
 
 export type DecodedLog = Log<bigint, number, false, AbiEvent, true> & { eventName: string; args: Record<string, unknown> };
@@ -39,6 +39,9 @@ export const identityEvents = parseAbi([
   'event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)',
 ]);
 
+// The events of x402's Permit2 proxies (x402BasePermit2Proxy): no arguments, one per settlement.
+export const permit2ProxyEvents = parseAbi(['event Settled()', 'event SettledWithPermit()']);
+
 export const reputationEvents = parseAbi([
   'event NewFeedback(uint256 indexed agentId, address indexed clientAddress, uint64 feedbackIndex, int128 value, uint8 valueDecimals, string indexed indexedTag1, string tag1, string tag2, string endpoint, string feedbackURI, bytes32 feedbackHash)',
   'event FeedbackRevoked(uint256 indexed agentId, address indexed clientAddress, uint64 indexed feedbackIndex)',
@@ -52,6 +55,9 @@ function byEvent(logs: DecodedLog[], name: string): DecodedLog[] {
   return logs.filter((l) => l.eventName === name);
 }
 
+const byContract = (tables: string[], column: string, address: string): SourceTable[] =>
+  tables.map((table) => ({ table, scope: { column, value: address.toLowerCase() } }));
+
 function tokenSource(chain: ChainConfig): EvmSource {
   return {
     name: 'token',
@@ -59,10 +65,9 @@ function tokenSource(chain: ChainConfig): EvmSource {
     startBlock: BigInt(chain.token.startBlock),
     events: tokenEvents,
     tables: [
-      { table: 'token_transfers', contractColumn: 'token' },
-      { table: 'authorizations_used', contractColumn: 'token' },
+      ...byContract(['token_transfers', 'authorizations_used'], 'token', chain.token.address),
       // Senders are only stored for transactions carrying an authorisation of this token.
-      { table: 'transaction_senders', contractColumn: null },
+      { table: 'transaction_senders', scope: { column: 'source', value: 'token' } },
     ],
     needsSender: (l) => l.eventName === 'AuthorizationUsed',
     rows(logs, blocks, chain) {
@@ -71,7 +76,33 @@ function tokenSource(chain: ChainConfig): EvmSource {
       return {
         token_transfers: byEvent(logs, 'Transfer').map((l) => [...head(l, chain), lower(l.args.from), lower(l.args.to), l.args.value as bigint]),
         authorizations_used: authorizations.map((l) => [...head(l, chain), lower(l.args.authorizer), String(l.args.nonce)]),
-        transaction_senders: [...txs].map(([hash, block]) => [chain, block, hash, blocks.get(block)!.senders!.get(hash)!]),
+        transaction_senders: sendersOf(txs, blocks, chain, 'token'),
+      };
+    },
+  };
+}
+
+function sendersOf(txs: Map<Hash, bigint>, blocks: Map<bigint, BlockInfo>, chain: string, source: SourceName): DuckDBValue[][] {
+  return [...txs].map(([hash, block]) => [chain, block, hash, blocks.get(block)!.senders!.get(hash)!, source]);
+}
+
+function permit2Source(chain: ChainConfig): EvmSource | null {
+  if (!chain.permit2Proxy) return null;
+  return {
+    name: 'permit2',
+    address: chain.permit2Proxy.address as Address,
+    startBlock: BigInt(chain.permit2Proxy.startBlock),
+    events: permit2ProxyEvents,
+    tables: [
+      ...byContract(['permit2_settlements'], 'proxy', chain.permit2Proxy.address),
+      { table: 'transaction_senders', scope: { column: 'source', value: 'permit2' } },
+    ],
+    // The submitter of the settlement decides whether the payment is verified.
+    needsSender: () => true,
+    rows(logs, blocks, chain) {
+      return {
+        permit2_settlements: logs.map((l) => [...head(l, chain), l.eventName]),
+        transaction_senders: sendersOf(new Map(logs.map((l) => [l.transactionHash, l.blockNumber])), blocks, chain, 'permit2'),
       };
     },
   };
@@ -84,7 +115,7 @@ function identitySource(chain: ChainConfig): EvmSource | null {
     address: chain.identityRegistry.address as Address,
     startBlock: BigInt(chain.identityRegistry.startBlock),
     events: identityEvents,
-    tables: ['agent_registrations', 'agent_uri_updates', 'agent_metadata', 'agent_transfers'].map((table) => ({ table, contractColumn: 'registry' })),
+    tables: byContract(['agent_registrations', 'agent_uri_updates', 'agent_metadata', 'agent_transfers'], 'registry', chain.identityRegistry.address),
     needsSender: () => false,
     rows(logs, _blocks, chain) {
       return {
@@ -104,7 +135,7 @@ function reputationSource(chain: ChainConfig): EvmSource | null {
     address: chain.reputationRegistry.address as Address,
     startBlock: BigInt(chain.reputationRegistry.startBlock),
     events: reputationEvents,
-    tables: ['feedback', 'feedback_revocations', 'feedback_responses'].map((table) => ({ table, contractColumn: 'registry' })),
+    tables: byContract(['feedback', 'feedback_revocations', 'feedback_responses'], 'registry', chain.reputationRegistry.address),
     needsSender: () => false,
     rows(logs, _blocks, chain) {
       return {
@@ -124,7 +155,7 @@ function reputationSource(chain: ChainConfig): EvmSource | null {
 
 /** The sources configured for a chain, in ingestion order. */
 export function sourcesFor(chain: ChainConfig): EvmSource[] {
-  return [tokenSource(chain), identitySource(chain), reputationSource(chain)].filter((s): s is EvmSource => s !== null);
+  return [tokenSource(chain), permit2Source(chain), identitySource(chain), reputationSource(chain)].filter((s): s is EvmSource => s !== null);
 }
 
 /** Every table a chain's sources write, for rollbacks. */
@@ -132,6 +163,7 @@ export const chainTables = [
   'token_transfers',
   'authorizations_used',
   'transaction_senders',
+  'permit2_settlements',
   'agent_registrations',
   'agent_uri_updates',
   'agent_metadata',
