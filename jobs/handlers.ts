@@ -71,6 +71,7 @@ async function ingestJob(deps: JobDeps, args: { chain?: string; source?: SourceN
   for (const name of names) {
     const chain = deps.config.chains[name];
     if (!chain) throw new JobInputError(`chain ${name} is not configured; configured: ${Object.keys(deps.config.chains).join(', ') || 'none'}`);
+    if (!chain.rpcUrl) throw new JobInputError(`chain ${name} has no RPC URL: set RPC_URL_${name.toUpperCase().replaceAll('-', '_')}`);
     results.push(
       ...(await ingestChain({
         store: deps.store,
