@@ -92,6 +92,35 @@ describe('reorg handling', () => {
   });
 });
 
+describe('reorg seen by one source only', () => {
+  it('rolls back a source that stored the old branch even when another stored the new one', async () => {
+    const devnet = await startDevnet({ port: 0 });
+    const store = await openStore({ dataDir: tempDataDir('reorg-sources') });
+    try {
+      const { testClient, publicClient, walletClient } = devnetClients(devnet);
+      const chain = { ...loadConfig({ RPC_URL_DEVNET: devnet.rpcUrl }).chains.devnet!, maxBlockRange: 4 };
+      const pay = async (label: string, to: number) =>
+        payWithAuthorization({ publicClient, walletClient, token: devnet.token.address, payer: devnet.accounts[1]!, to: devnet.accounts[to]!.address, value: 1_000_000n, facilitator: devnet.facilitators[0]!, nonce: keccak256(stringToBytes(label)) });
+
+      const snapshot = await testClient.snapshot();
+      await pay('old-branch', 9);
+      await ingestChain({ store, chain, log: silentLogger, only: 'token' });
+      await testClient.revert({ id: snapshot });
+      await pay('new-branch', 8);
+      await testClient.mine({ blocks: 3 });
+      // The identity source now holds blocks of the new branch, newer than the token's.
+      await ingestChain({ store, chain, log: silentLogger, only: 'identity' });
+
+      await ingestChain({ store, chain, log: silentLogger });
+      expect(await balancesFromStore(store, devnet.accounts[9]!.address)).toBe(0n);
+      expect(await balancesFromStore(store, devnet.accounts[8]!.address)).toBe(1_000_000n);
+    } finally {
+      await store.close();
+      await devnet.close();
+    }
+  });
+});
+
 async function balancesFromStore(store: Store, address: Address): Promise<bigint> {
   const [row] = await store.read(`SELECT coalesce(sum(value), 0)::VARCHAR AS v FROM x402_payments WHERE payee = $1`, [address.toLowerCase()]);
   return BigInt(String(row!.v));

@@ -1,7 +1,9 @@
-// Reorg detection by stored block hashes. Before ingesting, the newest block we stored for the
-// chain is compared with the node's block at that height; on a mismatch we walk our stored blocks
-// downward until one matches the node (the common ancestor) and delete everything above it in
-// every source, so the next ingest reads the new branch.
+// Reorg detection by stored block hashes. Before ingesting, each source's newest stored block is
+// compared with the node's block at that height; on a mismatch we walk that source's stored
+// blocks downward until one matches the node (the common ancestor). Sources are checked apart
+// because one may have stored the old branch and another the new one in the same run. Everything
+// above the lowest ancestor found is deleted in every source, so the next ingest reads the new
+// branch.
 import type { Store } from '../store/store.ts';
 import type { Logger } from '../log.ts';
 import { BlockNotFoundError, type Rpc } from '../chain/rpc.ts';
@@ -17,33 +19,36 @@ export interface ReorgResult {
 const page = 64;
 
 export async function rollBackReorg(deps: { store: Store; rpc: Rpc; chain: string; log: Logger }): Promise<ReorgResult> {
-  const { store, rpc, chain } = deps;
-  let checkedBelow: bigint | null = null;
-  let first = true;
+  const { store, chain } = deps;
+  const sources = await store.read(`SELECT DISTINCT source FROM chain_blocks WHERE chain = $1 ORDER BY source`, [chain]);
+  let ancestor: bigint | null = null;
+  for (const { source } of sources) {
+    const found = await commonAncestor(deps, String(source));
+    if (found !== null && (ancestor === null || found < ancestor)) ancestor = found;
+  }
+  if (ancestor === null) return { reorged: false };
+  await store.write((tx) => forgetChainFrom(tx, chain, ancestor + 1n));
+  deps.log.warn('reorg: rolled back to the common ancestor', { chain, ancestor });
+  return { reorged: true, ancestor };
+}
+
+/** null when the source's newest stored block is on the node; else the highest stored block that is (-1: none). */
+async function commonAncestor(deps: { store: Store; rpc: Rpc; chain: string }, source: string): Promise<bigint | null> {
+  let below: bigint | null = null;
   for (;;) {
-    const rows = await store.read(
-      `SELECT DISTINCT block_number::VARCHAR AS block, block_hash FROM chain_blocks
-        WHERE chain = $1 AND ($2::BIGINT IS NULL OR block_number < $2)
+    const rows = await deps.store.read(
+      `SELECT block_number::VARCHAR AS block, block_hash FROM chain_blocks
+        WHERE chain = $1 AND source = $2 AND ($3::BIGINT IS NULL OR block_number < $3)
         ORDER BY block_number DESC LIMIT ${page}`,
-      [chain, checkedBelow],
+      [deps.chain, source, below],
     );
-    if (rows.length === 0) break;
+    if (rows.length === 0) return -1n;
     for (const row of rows) {
       const number = BigInt(String(row.block));
-      if (await nodeHasBlock(rpc, number, String(row.block_hash))) {
-        if (first) return { reorged: false };
-        await store.write((tx) => forgetChainFrom(tx, chain, number + 1n));
-        deps.log.warn('reorg: rolled back to the common ancestor', { chain, ancestor: number });
-        return { reorged: true, ancestor: number };
-      }
-      first = false;
-      checkedBelow = number;
+      if (await nodeHasBlock(deps.rpc, number, String(row.block_hash))) return below === null ? null : number;
+      below = number;
     }
   }
-  if (first) return { reorged: false };
-  await store.write((tx) => forgetChainFrom(tx, chain, 0n));
-  deps.log.warn('reorg: no stored block is on the node any more; re-ingesting the chain', { chain });
-  return { reorged: true, ancestor: -1n };
 }
 
 async function nodeHasBlock(rpc: Rpc, number: bigint, hash: string): Promise<boolean> {
