@@ -9,7 +9,9 @@ import { payWithAuthorization } from '../devnet/x402.ts';
 import { loadConfig } from '../pipeline/config.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { openStore, type Store } from '../pipeline/store/store.ts';
-import { ingestChain } from '../pipeline/ingest/ingest-chain.ts';
+import { createChainRpc, ingestChain } from '../pipeline/ingest/ingest-chain.ts';
+import { ingestSource } from '../pipeline/ingest/ingest-source.ts';
+import { localChunkFetcher, sourceOf } from '../pipeline/ingest/fetch-chunk.ts';
 import { tokenEvents } from '../pipeline/ingest/sources.ts';
 import { tempDataDir } from './helpers/temp.ts';
 
@@ -108,8 +110,10 @@ describe('reorg seen by one source only', () => {
       await testClient.revert({ id: snapshot });
       await pay('new-branch', 8);
       await testClient.mine({ blocks: 3 });
-      // The identity source now holds blocks of the new branch, newer than the token's.
-      await ingestChain({ store, chain, log: silentLogger, only: 'identity' });
+      // The identity source reads the new branch in a run that began before the reorg (so no
+      // reorg check ran in between): it now holds new-branch blocks, newer than the token's.
+      const rpc = createChainRpc(chain);
+      await ingestSource({ store, fetchChunk: localChunkFetcher(() => rpc), chain, source: sourceOf(chain, 'identity'), log: silentLogger, head: await rpc.getBlockNumber() });
 
       await ingestChain({ store, chain, log: silentLogger });
       expect(await balancesFromStore(store, devnet.accounts[9]!.address)).toBe(0n);
