@@ -68,8 +68,8 @@ export async function createAccount(
   const hash = sha256Hex(apiKey);
   const name = input.name ?? null;
   await store.write(async (tx) => {
-    await tx.run(`INSERT INTO accounts VALUES ($1, $2, $3, 'active', now())`, [accountId, name, input.plan]);
-    await tx.run(`INSERT INTO api_keys VALUES ($1, $2, $3, $4, now(), NULL)`, [
+    await tx.run(`INSERT INTO accounts VALUES ($1, $2, $3, 'active', utc_now())`, [accountId, name, input.plan]);
+    await tx.run(`INSERT INTO api_keys VALUES ($1, $2, $3, $4, utc_now(), NULL)`, [
       keyId,
       accountId,
       hash,

@@ -28,7 +28,7 @@ export function jobKey(name: JobName, data: JobData): string {
   const parts = Object.keys(data)
     .sort()
     .filter((k) => data[k] !== undefined)
-    .map((k) => String(data[k]));
+    .map((k) => `${k}_${String(data[k])}`);
   return [name, ...parts].join('-').replace(/[^A-Za-z0-9._-]/g, '_');
 }
 

@@ -73,7 +73,7 @@ async function ingestJob(deps: JobDeps, args: { chain?: string; source?: SourceN
     if (!chain) throw new JobInputError(`chain ${name} is not configured; configured: ${Object.keys(deps.config.chains).join(', ') || 'none'}`);
     if (!chain.rpcUrl) throw new JobInputError(`chain ${name} has no RPC URL: set RPC_URL_${name.toUpperCase().replaceAll('-', '_')}`);
     results.push(
-      ...(await ingestChain({
+      ...(await oneAtATime(`ingest:${name}`, () => ingestChain({
         store: deps.store,
         chain,
         log: deps.log.child('ingest'),
@@ -88,7 +88,7 @@ async function ingestJob(deps: JobDeps, args: { chain?: string; source?: SourceN
             etaSeconds: p.etaSeconds,
             detail: `${p.chain}/${p.source} ${p.logs} logs`,
           }),
-      })),
+      }))),
     );
   }
   return results;
@@ -100,4 +100,15 @@ function metadataFetchOptions(config: Config) {
     allowPrivateAddresses: config.metadataAllowPrivateAddresses,
     ...(config.metadataCaFile ? { ca: readFileSync(config.metadataCaFile, 'utf8') } : {}),
   };
+}
+
+// Two ingests of one chain at once (say, all chains and one chain) would race on its cursors and
+// on reorg rollbacks: the owner runs them one after the other.
+const locks = new Map<string, Promise<unknown>>();
+function oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const previous = locks.get(key) ?? Promise.resolve();
+  const next = previous.catch(() => undefined).then(fn);
+  locks.set(key, next);
+  void next.finally(() => locks.get(key) === next && locks.delete(key)).catch(() => undefined);
+  return next;
 }

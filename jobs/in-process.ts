@@ -15,11 +15,15 @@ export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency
   let stopped = false;
 
   const run = async (name: JobName, data: JobData, trigger: Trigger = 'manual'): Promise<StartedRun> => {
+    if (stopped) throw new Error('the job runner is stopping');
     const key = jobKey(name, data);
     const existing = running.get(key);
     if (existing) return { ...existing, deduplicated: true };
     const runId = newId('job_');
     const done = limit(() => executeJob(deps, name, data, trigger, runId)).finally(() => running.delete(key));
+    // A caller that does not wait must not turn a failed job into an unhandled rejection (the
+    // failure is recorded in job_runs).
+    done.catch(() => undefined);
     const started = { runId, deduplicated: false, done };
     running.set(key, started);
     return started;

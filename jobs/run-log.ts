@@ -1,5 +1,6 @@
-// Job runs as the owner records them: a row in job_runs when a run starts and another when it
-// ends (newest row wins), and live progress in memory for `jobs status` while it runs.
+// Job runs as the owner records them: a row in job_runs when an attempt starts and another when
+// it ends (completed, failed, or retrying when BullMQ will try again); the row with the latest
+// time is the run's state. Live progress is kept in memory for `jobs status` while it runs.
 import type { Store } from '../pipeline/store/store.ts';
 import { newId } from '../api/secrets.ts';
 import type { JobData, JobName } from './definitions.ts';
@@ -18,7 +19,7 @@ export interface JobProgress {
 export interface RunLog {
   start(name: JobName, data: JobData, trigger: Trigger, runId?: string): Promise<string>;
   progress(runId: string, progress: JobProgress): void;
-  finish(runId: string, outcome: { result: unknown } | { error: string }): Promise<void>;
+  finish(runId: string, outcome: { result: unknown } | { error: string; retrying?: boolean }): Promise<void>;
   liveProgress(runId: string): JobProgress | undefined;
 }
 
@@ -28,7 +29,7 @@ export function createRunLog(store: Store): RunLog {
     async start(name, data, trigger, runId = newId('job_')) {
       live.set(runId, { name, data, trigger });
       await store.write((tx) =>
-        tx.run(`INSERT INTO job_runs VALUES ($1, $2, $3, 'running', $4, now(), NULL, NULL, NULL)`, [runId, name, JSON.stringify(data), trigger]),
+        tx.run(`INSERT INTO job_runs VALUES ($1, $2, $3, 'running', $4, utc_now(), NULL, NULL, NULL)`, [runId, name, JSON.stringify(data), trigger]),
       );
       return runId;
     },
@@ -41,10 +42,13 @@ export function createRunLog(store: Store): RunLog {
       live.delete(runId);
       if (!run) return;
       const failed = 'error' in outcome;
+      const state = !failed ? 'completed' : outcome.retrying ? 'retrying' : 'failed';
+      // Copies the start time of this attempt (the newest 'running' row of the run).
       await store.write((tx) =>
         tx.run(
-          `INSERT INTO job_runs SELECT $1, $2, $3, $4, $5, started_at, now(), $6, $7 FROM job_runs WHERE run_id = $1 AND state = 'running'`,
-          [runId, run.name, JSON.stringify(run.data), failed ? 'failed' : 'completed', run.trigger, failed ? null : JSON.stringify(outcome.result ?? null, bigintSafe), failed ? outcome.error : null],
+          `INSERT INTO job_runs
+           SELECT $1, $2, $3, $4, $5, max(started_at), utc_now(), $6, $7 FROM job_runs WHERE run_id = $1 AND state = 'running'`,
+          [runId, run.name, JSON.stringify(run.data), state, run.trigger, failed ? null : JSON.stringify(outcome.result ?? null, bigintSafe), failed ? outcome.error : null],
         ),
       );
     },

@@ -21,6 +21,6 @@ export async function listSchedules(store: Store, config: Config): Promise<Sched
 /** Records a schedule (or its removal, with everySeconds null). */
 export async function saveSchedule(store: Store, schedule: Omit<Schedule, 'everySeconds'> & { everySeconds: number | null }): Promise<void> {
   await store.write((tx) =>
-    tx.run('INSERT INTO job_schedules VALUES ($1, $2, $3, $4, now())', [schedule.scheduleId, schedule.jobName, JSON.stringify(schedule.jobData), schedule.everySeconds]),
+    tx.run('INSERT INTO job_schedules VALUES ($1, $2, $3, $4, utc_now())', [schedule.scheduleId, schedule.jobName, JSON.stringify(schedule.jobData), schedule.everySeconds]),
   );
 }

@@ -94,6 +94,16 @@ describe('group-commit writer', () => {
     }
   });
 
+  it('stores utc_now() as UTC whatever the host zone', async () => {
+    const store = await openStore({ dataDir: tempDataDir('utc') });
+    try {
+      const [row] = await store.write((tx) => tx.all(`SELECT epoch_ms(utc_now())::BIGINT::VARCHAR AS ms`));
+      expect(Math.abs(Number(row!.ms) - Date.now())).toBeLessThan(60_000);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('returns each unit its own result, and refuses writes after close', async () => {
     const store = await openStore({ dataDir: tempDataDir('results') });
     const results = await Promise.all([1, 2, 3].map((n) => store.write(async (tx) => (await tx.all(`SELECT ${n} * 10 AS v`))[0]!.v)));

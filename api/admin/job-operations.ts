@@ -96,7 +96,7 @@ async function latestRuns(store: Store, runId: string | undefined, limit: number
             strftime(started_at, '%Y-%m-%dT%H:%M:%SZ') AS started_at, strftime(finished_at, '%Y-%m-%dT%H:%M:%SZ') AS finished_at,
             result::VARCHAR AS result, error
        FROM job_runs WHERE $1::VARCHAR IS NULL OR run_id = $1
-    QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY finished_at DESC NULLS LAST) = 1
+    QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY greatest(started_at, coalesce(finished_at, started_at)) DESC, finished_at DESC NULLS LAST) = 1
       ORDER BY started_at DESC LIMIT ${limit}`,
     [runId ?? null],
   );

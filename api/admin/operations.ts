@@ -61,7 +61,10 @@ export const operations = {
           throw new OperationInputError(err.message);
         });
         try {
-          if (!readOnlyStatements.has(prepared.statementType)) throw new OperationInputError('only read-only queries (SELECT, EXPLAIN) are allowed');
+          // EXPLAIN ANALYZE runs the statement it explains, so it is only read-only for a SELECT: refuse it.
+          if (!readOnlyStatements.has(prepared.statementType) || /^\s*explain\s+analy[sz]e\b/i.test(args.query)) {
+            throw new OperationInputError('only read-only queries (SELECT, EXPLAIN) are allowed');
+          }
           const reader = await prepared.runAndReadAll().catch((err: Error) => {
             throw new OperationInputError(err.message);
           });

@@ -52,7 +52,9 @@ export async function startBullmqRunner(
     async (job: Job<OwnerJobData>) => {
       if (!isJobName(job.name)) throw new UnrecoverableError(`unknown job ${job.name}`);
       try {
-        return await executeJob(jobDeps, job.name, job.data.data, job.data.trigger, job.id);
+        // Attempts that BullMQ will retry are recorded as 'retrying', not 'failed'.
+        const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+        return await executeJob(jobDeps, job.name, job.data.data, job.data.trigger, job.id, final);
       } catch (err) {
         // Bad input never gets better with retries.
         if (err instanceof JobInputError) throw new UnrecoverableError(err.message);
@@ -104,7 +106,10 @@ export async function startBullmqRunner(
         }),
       );
       const first = job.id === jobId ? job : await Job.fromId(producers.owner(), String(job.id));
-      return { runId: String(job.id), deduplicated: job.id !== jobId, done: first ? first.waitUntilFinished(ownerEvents) : Promise.resolve(null) };
+      const done = first ? first.waitUntilFinished(ownerEvents) : Promise.resolve(null);
+      // A caller that does not wait must not turn a failed job into an unhandled rejection.
+      done.catch(() => undefined);
+      return { runId: String(job.id), deduplicated: job.id !== jobId, done };
     },
     reloadSchedules: () => produce('update job schedulers', reloadSchedules),
     async stop() {

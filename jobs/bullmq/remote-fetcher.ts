@@ -17,14 +17,19 @@ export interface FetchChunkJobData {
 export type FetchChunkJobResult = { chunk: string } | { rangeTooLarge: true; message: string; suggestedBlocks: string | null };
 
 const waitMs = 15_000;
-const addRetryMs = 60_000;
+// A range nobody has read after this long (no worker running, Redis down) fails the ingest, which
+// its schedule retries later.
+const deadlineMs = 5 * 60_000;
+const pauseMs = 1_000;
 
 export function remoteChunkFetcher(ioQueue: () => Queue, events: QueueEvents): ChunkFetcher {
   return async ({ chain, source, from, to }) => {
     const jobId = `fetch-${chain.name}-${source}-${from}-${to}`;
     const data: FetchChunkJobData = { chain: chain.name, source, from: String(from), to: String(to) };
-    const addDeadline = Date.now() + addRetryMs;
-    for (;;) {
+    const deadline = Date.now() + deadlineMs;
+    for (let attempt = 0; ; attempt++) {
+      if (Date.now() > deadline) throw new Error(`no worker read ${jobId} within ${deadlineMs / 1000} s: is \`reputation worker\` running?`);
+      if (attempt > 0) await sleep(pauseMs);
       let job: Job;
       try {
         job = await ioQueue().add('fetch-chunk', data, {
@@ -34,29 +39,33 @@ export function remoteChunkFetcher(ioQueue: () => Queue, events: QueueEvents): C
           removeOnComplete: { age: 600 },
           removeOnFail: { age: 600 },
         });
-      } catch (err) {
-        if (Date.now() > addDeadline) throw err;
-        await sleep(1_000);
-        continue;
+      } catch {
+        continue; // Redis unavailable: try again until the deadline
       }
       let result: FetchChunkJobResult;
       try {
         result = (await job.waitUntilFinished(events, waitMs)) as FetchChunkJobResult;
       } catch (err) {
         const message = (err as Error).message;
-        if (/timed out|Missing key|Connection|ECONNREFUSED|closed/i.test(message)) continue;
-        // The worker gave up on this range: clear the failed job so a retry can add it again.
-        await Promise.resolve()
-          .then(() => Job.fromId(ioQueue(), jobId))
-          .then((j) => j?.remove())
-          .catch(() => undefined);
+        if (/timed out before finishing/i.test(message)) continue; // still queued or running
+        // Failed (or lost with Redis): clear it, so that the next add really runs it again.
+        await removeJob(ioQueue, jobId);
+        if (/Missing key|Connection|ECONNREFUSED|closed/i.test(message)) continue;
         throw new Error(`fetching ${jobId} failed in a worker: ${message}`);
       }
+      // Results are read once: a later request for the same range must read the chain again.
+      await removeJob(ioQueue, jobId);
       if ('rangeTooLarge' in result) {
-        await job.remove().catch(() => undefined);
         throw new RangeTooLargeError(result.message, result.suggestedBlocks === null ? null : BigInt(result.suggestedBlocks));
       }
       return decodeChunk(result.chunk);
     }
   };
+}
+
+async function removeJob(ioQueue: () => Queue, jobId: string): Promise<void> {
+  await Promise.resolve()
+    .then(() => Job.fromId(ioQueue(), jobId))
+    .then((j) => j?.remove())
+    .catch(() => undefined);
 }

@@ -78,7 +78,10 @@ export function createRpc(options: RpcOptions): Rpc {
         const text = errorText(err);
         if (causes(err).some((e) => (e as Error).name === 'BlockNotFoundError')) throw new BlockNotFoundError(`${what}: no such block`);
         // A getLogs that times out is usually one the provider finds too big: shrink, don't wait.
-        if (isGetLogs && (rangeErrorPattern.test(text) || isTimeout(err))) throw new RangeTooLargeError(firstLine(text), suggestedRange(text));
+        // A rate limit is not about the range: it goes to the retry below.
+        if (isGetLogs && !isRateLimit(err, text) && (rangeErrorPattern.test(text) || isTimeout(err))) {
+          throw new RangeTooLargeError(firstLine(text), suggestedRange(text));
+        }
         if (!isRetryable(err) || attempt >= maxAttempts) {
           throw new RpcFailedError(`${what} failed after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${firstLine(text)}`);
         }
@@ -142,6 +145,10 @@ function isRetryable(err: unknown): boolean {
     if (/execution reverted/i.test((e as Error).message ?? '')) return false;
   }
   return true;
+}
+
+function isRateLimit(err: unknown, text: string): boolean {
+  return causes(err).some((e) => (e as { status?: number }).status === 429) || /rate.?limit|too many requests|exceeded .*(rps|compute units|capacity)/i.test(text);
 }
 
 function isTimeout(err: unknown): boolean {

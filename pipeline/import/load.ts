@@ -30,7 +30,7 @@ export interface ImportRecord {
 export async function recordImport(tx: WriteTx, record: ImportRecord): Promise<void> {
   await tx.run(
     `INSERT INTO imports (import_id, kind, file, format, rows_read, rows_loaded, rows_skipped, imported_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, now())`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, utc_now())`,
     [record.importId, record.kind, record.file, record.format, record.rowsRead, record.rowsLoaded, record.rowsSkipped],
   );
 }

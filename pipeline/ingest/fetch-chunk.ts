@@ -9,6 +9,8 @@ import { sourcesFor, type DecodedLog, type EvmSource, type SourceName } from './
 export interface Chunk {
   logs: DecodedLog[];
   blocks: Map<bigint, BlockInfo>;
+  /** The range's first block: its parent hash must be the hash the cursor recorded. */
+  start: BlockInfo;
   end: BlockInfo;
 }
 
@@ -52,11 +54,11 @@ export function localChunkFetcher(rpcFor: (chain: ChainConfig) => Rpc): ChunkFet
 async function fetchChunk(rpc: Rpc, source: EvmSource, from: bigint, to: bigint): Promise<Chunk> {
   const logs = (await rpc.getLogs({ address: source.address, events: source.events, fromBlock: from, toBlock: to })) as unknown as DecodedLog[];
   const withSenders = new Set(logs.filter((l) => source.needsSender(l)).map((l) => l.blockNumber));
-  const numbers = new Set([...logs.map((l) => l.blockNumber), to]);
+  const numbers = new Set([...logs.map((l) => l.blockNumber), from, to]);
   const fetched = await Promise.all([...numbers].map((n) => rpc.getBlock(n, withSenders.has(n))));
   const blocks = new Map(fetched.map((b) => [b.number, b]));
   validate(logs, blocks, source);
-  return { logs, blocks, end: blocks.get(to)! };
+  return { logs, blocks, start: blocks.get(from)!, end: blocks.get(to)! };
 }
 
 // Responses are checked where they enter: a log must belong to the block we fetched for its
@@ -78,13 +80,13 @@ function validate(logs: DecodedLog[], blocks: Map<bigint, BlockInfo>, source: Ev
 // JSON transport: bigints as {"$n": "…"}, maps as entry arrays.
 export function encodeChunk(chunk: Chunk): string {
   const blocks = [...chunk.blocks.values()].map((b) => ({ ...b, senders: b.senders ? [...b.senders] : undefined }));
-  return JSON.stringify({ logs: chunk.logs, blocks, end: chunk.end.number }, (_k, v: unknown) => (typeof v === 'bigint' ? { $n: v.toString() } : v));
+  return JSON.stringify({ logs: chunk.logs, blocks, start: chunk.start.number, end: chunk.end.number }, (_k, v: unknown) => (typeof v === 'bigint' ? { $n: v.toString() } : v));
 }
 
 export function decodeChunk(text: string): Chunk {
   const raw = JSON.parse(text, (_k, v: unknown) =>
     v && typeof v === 'object' && '$n' in v && Object.keys(v).length === 1 ? BigInt((v as { $n: string }).$n) : v,
-  ) as { logs: DecodedLog[]; blocks: (Omit<BlockInfo, 'senders'> & { senders?: [Hash, `0x${string}`][] })[]; end: bigint };
+  ) as { logs: DecodedLog[]; blocks: (Omit<BlockInfo, 'senders'> & { senders?: [Hash, `0x${string}`][] })[]; start: bigint; end: bigint };
   const blocks = new Map<bigint, BlockInfo>(raw.blocks.map((b) => [b.number, { ...b, senders: b.senders ? new Map(b.senders) : undefined }]));
-  return { logs: raw.logs, blocks, end: blocks.get(raw.end)! };
+  return { logs: raw.logs, blocks, start: blocks.get(raw.start)!, end: blocks.get(raw.end)! };
 }

@@ -104,7 +104,23 @@ export async function ingestSource(deps: {
   return result;
 }
 
+/** The chain moved under a running ingest (a reorg between two ranges, or another ingest of the same source). */
+export class ChunkDoesNotFollowError extends Error {
+  override name = 'ChunkDoesNotFollowError';
+}
+
 async function writeChunk(tx: WriteTx, chain: string, source: EvmSource, from: bigint, to: bigint, chunk: Chunk): Promise<void> {
+  // Checked inside the write transaction: the range must continue exactly where the cursor
+  // stands, on the same branch. Otherwise nothing is written; the next run's reorg check sorts
+  // out the branch and reads again from the cursor.
+  const [cursor] = await tx.all(
+    `SELECT block_number::VARCHAR AS block, block_hash FROM ingest_cursors WHERE chain = $1 AND source = $2 ORDER BY block_number DESC LIMIT 1`,
+    [chain, source.name],
+  );
+  if (cursor) {
+    if (BigInt(String(cursor.block)) !== from - 1n) throw new ChunkDoesNotFollowError(`${chain}/${source.name}: cursor at ${cursor.block}, range starts at ${from}`);
+    if (chunk.start.parentHash !== cursor.block_hash) throw new ChunkDoesNotFollowError(`${chain}/${source.name}: block ${from} does not follow block ${cursor.block} (reorg)`);
+  }
   for (const { table, scope } of source.tables) {
     await tx.run(`DELETE FROM ${table} WHERE chain = $1 AND block_number BETWEEN $2 AND $3 AND ${scope.column} = $4`, [chain, from, to, scope.value]);
   }
@@ -117,5 +133,5 @@ async function writeChunk(tx: WriteTx, chain: string, source: EvmSource, from: b
     'chain_blocks',
     [...chunk.blocks.values()].map((b) => [chain, b.number, b.hash, timestampValue(b.timestamp * 1_000_000n), source.name]),
   );
-  await tx.run('INSERT INTO ingest_cursors VALUES ($1, $2, $3, $4, now())', [chain, source.name, to, chunk.end.hash]);
+  await tx.run('INSERT INTO ingest_cursors VALUES ($1, $2, $3, $4, utc_now())', [chain, source.name, to, chunk.end.hash]);
 }

@@ -22,7 +22,7 @@ export async function runScoring(store: Store): Promise<ScoringRun> {
     await tx.run(sqlFile('score/address_scores'), [runId]);
     const [run] = await tx.all(
       `INSERT INTO scoring_runs
-       SELECT $1, $2, now(), (SELECT count(*) FROM address_scores WHERE run_id = $1)
+       SELECT $1, $2, utc_now(), (SELECT count(*) FROM address_scores WHERE run_id = $1)
        RETURNING address_count, strftime(scored_at, '%Y-%m-%dT%H:%M:%SZ') AS scored_at`,
       [runId, modelVersion],
     );

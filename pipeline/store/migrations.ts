@@ -37,7 +37,7 @@ export async function applyMigrations(conn: DuckDBConnection, migrations = listM
     await conn.run('BEGIN TRANSACTION');
     try {
       await conn.run(migration.sql);
-      await conn.run('INSERT INTO schema_migrations VALUES ($1, $2, now())', [migration.version, migration.name]);
+      await conn.run('INSERT INTO schema_migrations VALUES ($1, $2, make_timestamp(epoch_us(now())))', [migration.version, migration.name]);
       await conn.run('COMMIT');
     } catch (err) {
       await conn.run('ROLLBACK');

@@ -35,19 +35,23 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const instance = await createInstance(file);
 
   const writeConn = await instance.connect();
-  await applyMigrations(writeConn);
+  try {
+    await applyMigrations(writeConn);
+  } catch (err) {
+    writeConn.closeSync();
+    instance.closeSync();
+    throw err;
+  }
   const writer = createGroupCommitWriter(writeConn);
   const pool = await createReadPool(instance, options.readConnections ?? 4);
+  const open = <T>(fn: () => Promise<T>) => (closed ? Promise.reject(new Error('store is closed')) : fn());
 
   let closed = false;
   return {
     file,
-    read: (sql, params) => pool.use(async (conn) => readRows(await conn.runAndReadAll(sql, params))),
-    write: (unit) => {
-      if (closed) return Promise.reject(new Error('store is closed'));
-      return writer.write(unit);
-    },
-    withReadConnection: (fn) => pool.use(fn),
+    read: (sql, params) => open(() => pool.use(async (conn) => readRows(await conn.runAndReadAll(sql, params)))),
+    write: (unit) => open(() => writer.write(unit)),
+    withReadConnection: (fn) => open(() => pool.use(fn)),
     async close() {
       if (closed) return;
       closed = true;
@@ -64,6 +68,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 
 async function createInstance(file: string): Promise<DuckDBInstance> {
   try {
+    // Timestamps are stored as UTC through the utc_now() macro (sql/migrations/007): now() into a
+    // TIMESTAMP column would take the host's zone, and the TimeZone setting needs ICU, which this
+    // DuckDB build cannot load.
     return await DuckDBInstance.create(file);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
