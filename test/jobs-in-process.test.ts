@@ -49,6 +49,14 @@ describe('in-process job runner', () => {
     expect(row).toMatchObject({ state: 'failed', error: expect.stringMatching(/chain nowhere is not configured/) });
   });
 
+  it('a failed job nobody waits for is recorded, not an unhandled rejection', async () => {
+    // Vitest fails the run on an unhandled rejection: this is what kept the owner alive.
+    const run = await server.jobs.run('ingest', { chain: 'elsewhere' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const [row] = (await runOperationIn(ctx, 'jobs.status', { runId: run.runId })) as Record<string, unknown>[];
+    expect(row).toMatchObject({ state: 'failed' });
+  });
+
   it('refuses bad job input before running anything', async () => {
     await expect(runOperationIn(ctx, 'jobs.run', { name: 'ingest', data: { chain: 7 } })).rejects.toThrow(/ingest: chain: /);
     await expect(runOperationIn(ctx, 'jobs.run', { name: 'frobnicate' })).rejects.toThrow(/job must be one of/);
