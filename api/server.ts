@@ -13,7 +13,7 @@ import { removeAdminFiles, writeAdminFiles } from './admin/files.ts';
 import { newSecret } from './secrets.ts';
 import { startInProcessRunner } from '../jobs/in-process.ts';
 import { startBullmqRunner } from '../jobs/bullmq/owner-runner.ts';
-import { createRunLog, type RunLog } from '../jobs/run-log.ts';
+import { closeInterruptedRuns, createRunLog, type RunLog } from '../jobs/run-log.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 
 export interface RunningServer {
@@ -34,6 +34,8 @@ export interface ServerOptions {
 export async function startServer(config: Config, log: Logger, options: ServerOptions = {}): Promise<RunningServer> {
   const store = await openStore({ dataDir: config.dataDir, readConnections: config.readConnections });
   const keys = await loadApiKeyIndex(store);
+  const interrupted = await closeInterruptedRuns(store);
+  if (interrupted > 0) log.warn('recorded job runs cut off by the previous stop as failed', { runs: interrupted });
   const runs = createRunLog(store);
   let jobs: JobRunner;
   try {

@@ -23,6 +23,25 @@ export interface RunLog {
   liveProgress(runId: string): JobProgress | undefined;
 }
 
+/**
+ * Runs still 'running' when the owner starts were cut off by a crash or kill: record them as
+ * failed, so they do not show as running for ever. (BullMQ retries a job whose worker died; its
+ * next attempt records a new 'running' row, which is newer.)
+ */
+export async function closeInterruptedRuns(store: Store): Promise<number> {
+  return store.write(async (tx) => {
+    const rows = await tx.all(
+      `INSERT INTO job_runs
+       SELECT run_id, job_name, job_data, 'failed', trigger, started_at, utc_now(), NULL, 'interrupted: the owner stopped while it ran'
+         FROM job_runs
+       QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY greatest(started_at, coalesce(finished_at, started_at)) DESC, finished_at DESC NULLS LAST) = 1
+           AND state = 'running'
+       RETURNING run_id`,
+    );
+    return rows.length;
+  });
+}
+
 export function createRunLog(store: Store): RunLog {
   const live = new Map<string, { name: JobName; data: JobData; trigger: Trigger; progress?: JobProgress }>();
   return {

@@ -87,3 +87,26 @@ describe('in-process job runner', () => {
     await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'score', everySeconds: 3600 });
   });
 });
+
+describe('runs cut off by a stop', () => {
+  it('are recorded as failed when the owner starts again', async () => {
+    const dataDir = tempDataDir('jobs-interrupted');
+    const first = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0' }), silentLogger);
+    // A run the owner started but never finished (as after kill -9), and one that finished.
+    await first.runs.start('score', {}, 'manual', 'job_cut_off');
+    const done = await first.runs.start('export', {}, 'manual', 'job_done');
+    await first.runs.finish(done, { result: null });
+    await first.close();
+
+    const second = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0' }), silentLogger);
+    try {
+      const ctx = { store: second.store, config: loadConfig({ DATA_DIR: dataDir }), log: silentLogger, runs: second.runs };
+      const [cut] = (await runOperationIn(ctx, 'jobs.status', { runId: 'job_cut_off' })) as Record<string, unknown>[];
+      expect(cut).toMatchObject({ state: 'failed', error: 'interrupted: the owner stopped while it ran' });
+      const [ok] = (await runOperationIn(ctx, 'jobs.status', { runId: 'job_done' })) as Record<string, unknown>[];
+      expect(ok).toMatchObject({ state: 'completed' });
+    } finally {
+      await second.close();
+    }
+  });
+});
