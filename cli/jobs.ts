@@ -1,5 +1,5 @@
 // `reputation ingest|score|export|jobs|worker`: running jobs now, watching them, scheduling them.
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../pipeline/config.ts';
 import type { Logger } from '../pipeline/log.ts';
@@ -80,7 +80,7 @@ export function registerJobCommands(program: Command, config: () => Config, log:
     .command('ingest')
     .description('read chain logs (token payments, ERC-8004 registries) of the configured chains into the database')
     .option('--chain <name>', 'only this chain')
-    .option('--source <source>', 'only this source: token, identity or reputation')
+    .addOption(new Option('--source <source>', 'only this source').choices(['token', 'permit2', 'identity', 'reputation']))
     .action(async (opts: { chain?: string; source?: string }) => runJobAndReport(config(), log, 'ingest', opts));
 
   program

@@ -85,6 +85,10 @@ describe('usage errors', () => {
     [['accounts', 'create', '--plan', 'platinum'], /argument 'platinum' is invalid/],
     [['score', '--bogus'], /unknown option '--bogus'/],
     [['sql', 'SELECT 1', '--limit', 'ten'], /expected a whole number/],
+    [['ingest', '--source', 'bogus'], /argument 'bogus' is invalid/],
+    [['jobs', 'run', 'frobnicate'], /unknown job frobnicate/],
+    [['jobs', 'schedule', 'score'], /give --every <seconds> or --remove/],
+    [['import', 'x.csv'], /required option '--kind <kind>' not specified/],
   ])('%j exits 2 with one line', async (args, message) => {
     const result = await runCli(args, env);
     expect(result.code).toBe(2);
