@@ -1,0 +1,45 @@
+// The x402_payments view over hand-made rows shaped like real logs: a facilitator batching two
+// payments of one payer into one transaction gives two payments, not four; a plain Transfer from
+// the authorizer in the same transaction is not a payment.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { timestampValue } from '@duckdb/node-api';
+import { openStore, type Store } from '../pipeline/store/store.ts';
+import { refreshFacilitators } from '../pipeline/chain/facilitators.ts';
+import { tempDataDir } from './helpers/temp.ts';
+
+const token = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+const payer = '0x1111111111111111111111111111111111111111';
+const [shopA, shopB, friend] = ['0xaaaa', '0xbbbb', '0xcccc'].map((p) => p.padEnd(42, '0'));
+const facilitator = '0x73b2b8df52fbe7c40fe78db52e3dffdd5db5ad07';
+const tx = `0x${'ab'.repeat(32)}`;
+
+describe('x402_payments', () => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await openStore({ dataDir: tempDataDir('view') });
+    await store.write(async (t) => {
+      await refreshFacilitators(t);
+      await t.append('chain_blocks', [['base', 100n, `0x${'01'.repeat(32)}`, timestampValue(1_750_000_000_000_000n), 'token']]);
+      // One transaction: authorisation, transfer, authorisation, transfer, then a plain transfer.
+      await t.append('authorizations_used', [
+        ['base', 100n, tx, 0, token, payer, `0x${'00'.repeat(31)}01`],
+        ['base', 100n, tx, 2, token, payer, `0x${'00'.repeat(31)}02`],
+      ]);
+      await t.append('token_transfers', [
+        ['base', 100n, tx, 1, token, payer, shopA, 1_000_000n],
+        ['base', 100n, tx, 3, token, payer, shopB, 2_000_000n],
+        ['base', 100n, tx, 4, token, payer, friend, 5_000_000n],
+      ]);
+      await t.append('transaction_senders', [['base', 100n, tx, facilitator, 'token']]);
+    });
+  });
+  afterAll(() => store?.close());
+
+  it('pairs each Transfer with the authorisation just before it', async () => {
+    const rows = await store.read(`SELECT payee, value::VARCHAR AS value, verified FROM x402_payments ORDER BY x402_payments.value`);
+    expect(rows).toEqual([
+      { payee: shopA, value: '1000000', verified: true },
+      { payee: shopB, value: '2000000', verified: true },
+    ]);
+  });
+});
