@@ -32,13 +32,16 @@ type Handler = (deps: JobDeps, data: JobData, progress: (p: JobProgress) => void
 
 const handlers: Record<JobName, Handler> = {
   ingest: (deps, data, progress) => ingestJob(deps, data as { chain?: string; source?: SourceName }, progress),
+  // One at a time: two runs would select the same agents and fetch them twice.
   'fetch-metadata': (deps, data, progress) =>
-    fetchMetadataJob(deps, {
-      ...metadataFetchOptions(deps.config),
-      chain: data.chain as string | undefined,
-      limit: data.limit as number | undefined,
-      onProgress: (p) => progress({ ...p, unit: 'agents' }),
-    }),
+    oneAtATime('fetch-metadata', () =>
+      fetchMetadataJob(deps, {
+        ...metadataFetchOptions(deps.config),
+        chain: data.chain as string | undefined,
+        limit: data.limit as number | undefined,
+        onProgress: (p) => progress({ ...p, unit: 'agents' }),
+      }),
+    ),
   score: (deps) => runScoring(deps.store),
   'refresh-sanctions-list': (deps) => {
     if (!deps.config.sanctionsListSource) throw new JobInputError('no sanctions list source: set SANCTIONS_LIST_SOURCE');
@@ -103,7 +106,8 @@ function metadataFetchOptions(config: Config) {
 }
 
 // Two ingests of one chain at once (say, all chains and one chain) would race on its cursors and
-// on reorg rollbacks: the owner runs them one after the other.
+// on reorg rollbacks, and two metadata runs would fetch the same agents: the owner runs such jobs
+// one after the other.
 const locks = new Map<string, Promise<unknown>>();
 function oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
   const previous = locks.get(key) ?? Promise.resolve();

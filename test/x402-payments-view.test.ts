@@ -9,7 +9,7 @@ import { tempDataDir } from './helpers/temp.ts';
 
 const token = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const payer = '0x1111111111111111111111111111111111111111';
-const [shopA, shopB, friend] = ['0xaaaa', '0xbbbb', '0xcccc'].map((p) => p.padEnd(42, '0'));
+const [shopA, shopB, friend] = ['0xaaaa', '0xbbbb', '0xcccc'].map((p) => p.padEnd(42, '0')) as [string, string, string];
 const facilitator = '0x73b2b8df52fbe7c40fe78db52e3dffdd5db5ad07';
 const tx = `0x${'ab'.repeat(32)}`;
 

@@ -64,6 +64,8 @@ export async function importFile(deps: { store: Store; log: Logger }, options: I
   // The owner process may run elsewhere than the caller's directory: DuckDB gets an absolute path.
   const file = path.resolve(options.file);
   if (!statSync(file, { throwIfNoEntry: false })?.isFile()) throw new ImportFileError(`no such file: ${file}`);
+  // DuckDB's readers expand glob patterns: a name with * ? [ { would read other files.
+  if (/[*?[{]/.test(file)) throw new ImportFileError(`file names with * ? [ or { are not supported (DuckDB reads them as patterns): ${file}`);
   const format = options.format ?? formatFromName(file);
   const importId = newId('imp_');
   const started = performance.now();

@@ -45,8 +45,11 @@ const httpUrl = (value: string): URL | null => {
   }
 };
 
+// A file may list any number of services; checking a few bounds the requests one agent can cause.
+const maxA2aServicesChecked = 3;
+
 async function hasA2aAgentCard(parsed: ParsedRegistration, options: FetchOptions): Promise<boolean> {
-  for (const service of parsed.services.filter((s) => s.name.toLowerCase() === 'a2a')) {
+  for (const service of parsed.services.filter((s) => s.name.toLowerCase() === 'a2a').slice(0, maxA2aServicesChecked)) {
     const endpoint = httpUrl(service.endpoint);
     if (!endpoint) continue;
     // The endpoint is usually the card itself; when it is the agent's API, the card sits at the

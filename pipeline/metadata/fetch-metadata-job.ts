@@ -73,6 +73,11 @@ export async function fetchMetadataJob(
   };
   let done = 0;
   const limitConcurrency = pLimit(concurrency);
+  // When a batch fails to commit, stop: the fetches still queued would only be lost or repeated.
+  const stopOnFailure = (err: unknown) => {
+    limitConcurrency.clearQueue();
+    throw err;
+  };
   await Promise.all(
     agents.map((agent) =>
       limitConcurrency(async () => {
@@ -86,7 +91,7 @@ export async function fetchMetadataJob(
         onProgress?.({ done: ++done, total: agents.length });
       }),
     ),
-  );
+  ).catch(stopOnFailure);
   await flush();
   deps.log.info('fetched registration files', { ...result });
   return result;

@@ -45,6 +45,8 @@ export function ipfsGatewayUrl(uri: string, gateway: string): string | null {
   const rest = uri.replace(/^ipfs:\/*(ipfs\/)?/i, '');
   const [cid, ...path] = rest.split('/');
   if (!cid || !/^[A-Za-z0-9]+$/.test(cid)) return null;
+  // Dot segments (plain or percent-encoded) would climb out of /ipfs/ on the gateway's host.
+  if (path.some((segment) => /^(\.|%2e){1,2}$/i.test(segment))) return null;
   return `${gateway.endsWith('/') ? gateway : `${gateway}/`}${[cid, ...path].join('/')}`;
 }
 

@@ -22,8 +22,15 @@ for (const [prefix, bits] of [
   blocked.addSubnet(prefix, bits, 'ipv4');
 }
 for (const [prefix, bits] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
+  ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible form (::a.b.c.d)
+  // (IPv4-mapped ::ffff:a.b.c.d is matched by the IPv4 rules above: BlockList maps it.)
+  ['::ffff:0:0:0', 96], // IPv4-translated (::ffff:0:a.b.c.d)
+  ['64:ff9b::', 96], // NAT64: reaches the embedded IPv4 address, private ones included
+  ['64:ff9b:1::', 48], // local-use NAT64
+  ['100::', 64], // discard-only
+  ['2001::', 32], // Teredo: tunnels to an embedded IPv4 address
+  ['2002::', 16], // 6to4: tunnels to an embedded IPv4 address
+  ['fec0::', 10], // deprecated site-local
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast
