@@ -68,7 +68,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 
 async function createInstance(file: string): Promise<DuckDBInstance> {
   try {
-    // Timestamps are stored as UTC through the utc_now() macro (sql/migrations/007): now() into a
+    // Timestamps are stored as UTC through the utc_now() macro (sql/migrations/005): now() into a
     // TIMESTAMP column would take the host's zone, and the TimeZone setting needs ICU, which this
     // DuckDB build cannot load.
     return await DuckDBInstance.create(file);

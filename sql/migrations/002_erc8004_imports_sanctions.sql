@@ -111,8 +111,8 @@ CREATE TABLE registration_files (
   agent_id         HUGEINT   NOT NULL,
   agent_uri        VARCHAR   NOT NULL,
   fetched_at       TIMESTAMP NOT NULL,
-  fetch_status     VARCHAR   NOT NULL, -- ok | http_error | timeout | too_large | invalid_json | unsupported_uri | network_error | redirect_refused
-  metadata_kind    VARCHAR,            -- https | ipfs | data | json
+  fetch_status     VARCHAR   NOT NULL, -- ok | http_error | timeout | too_large | invalid_json | unsupported_uri | network_error | redirect_refused | private_address
+  metadata_kind    VARCHAR,            -- https | http | ipfs | data | json
   content_sha256   VARCHAR,
   name             VARCHAR,
   description      VARCHAR,

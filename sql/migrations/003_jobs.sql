@@ -16,7 +16,7 @@ CREATE TABLE job_runs (
   run_id      VARCHAR   NOT NULL,     -- job_…, or the BullMQ job id
   job_name    VARCHAR   NOT NULL,
   job_data    JSON      NOT NULL,
-  state       VARCHAR   NOT NULL,     -- running | completed | failed
+  state       VARCHAR   NOT NULL,     -- running | completed | retrying (BullMQ tries again) | failed
   trigger     VARCHAR   NOT NULL,     -- schedule | manual
   started_at  TIMESTAMP NOT NULL,
   finished_at TIMESTAMP,
