@@ -142,6 +142,9 @@ describe('refreshSanctionsList from a URL', () => {
         res.write(sample.subarray(0, 2000));
         return void res.end(sample.subarray(2000));
       }
+      if (url.pathname === '/moved.xml') return void res.writeHead(302, { location: '/sdn_advanced.xml' }).end();
+      if (url.pathname === '/to-ftp.xml') return void res.writeHead(301, { location: 'ftp://127.0.0.1/sdn_advanced.xml' }).end();
+      if (url.pathname === '/loop.xml') return void res.writeHead(302, { location: '/loop.xml' }).end();
       if (url.pathname === '/stalls.xml') {
         res.writeHead(200);
         return void res.write('<Sanctions>');
@@ -174,6 +177,13 @@ describe('refreshSanctionsList from a URL', () => {
       'stalls.xml: no complete answer within 300 ms',
     );
     await expect(refresh({ kind: 'sdn-csv', sdnFile: `${base}/missing.csv` })).rejects.toThrow('missing.csv: HTTP 404');
+  });
+
+  it('follows redirects hop by hop, checking each before requesting it', async () => {
+    const moved = await refresh({ kind: 'sdn-advanced-xml', file: `${base}/moved.xml` });
+    expect(moved.addressCount).toBe(12);
+    await expect(refresh({ kind: 'sdn-advanced-xml', file: `${base}/to-ftp.xml` })).rejects.toThrow('only https URLs are fetched (http only from loopback), not ftp://127.0.0.1');
+    await expect(refresh({ kind: 'sdn-advanced-xml', file: `${base}/loop.xml` })).rejects.toThrow('more than 5 redirects');
   });
 
   it('fetches only https, and plain http only from loopback', async () => {

@@ -41,13 +41,25 @@ export async function readSourceBytes(location: string, limits: SourceLimits = d
   return Buffer.concat(chunks);
 }
 
+const maxRedirects = 5;
+
 async function* fetchChunks(location: string, limits: SourceLimits): AsyncGenerator<Uint8Array> {
   const name = describeSource(location);
-  checkFetchable(new URL(location), name);
   try {
-    const response = await fetch(location, { signal: AbortSignal.timeout(limits.timeoutMs) });
-    // Redirects are followed (OFAC's download links redirect to storage), but not off https.
-    checkFetchable(new URL(response.url), name);
+    const signal = AbortSignal.timeout(limits.timeoutMs);
+    // Redirects are followed (OFAC's download links redirect to storage), each hop checked before
+    // it is requested, so a redirect can never lead off https.
+    let url = new URL(location);
+    let response: Response;
+    for (let hop = 0; ; hop++) {
+      checkFetchable(url, name);
+      response = await fetch(url, { signal, redirect: 'manual' });
+      const next = response.headers.get('location');
+      if (response.status < 300 || response.status >= 400 || !next) break;
+      await response.body?.cancel();
+      if (hop >= maxRedirects) throw new Error(`${name}: more than ${maxRedirects} redirects`);
+      url = new URL(next, url);
+    }
     if (!response.ok || !response.body) throw new Error(`${name}: HTTP ${response.status}`);
     const declared = Number(response.headers.get('content-length'));
     if (declared > limits.maxBytes) {
