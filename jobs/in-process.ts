@@ -29,11 +29,15 @@ export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency
     return started;
   };
 
-  const reloadSchedules = async () => {
+  // Reloads run one after the other: two at once would each clear, then each add, every timer.
+  let reloading: Promise<void> = Promise.resolve();
+  const reloadSchedules = () => (reloading = reloading.catch(() => undefined).then(reload));
+  const reload = async () => {
+    const schedules = await listSchedules(deps.store, deps.config);
     timers.forEach(clearInterval);
     timers = [];
     if (stopped) return;
-    for (const schedule of await listSchedules(deps.store, deps.config)) {
+    for (const schedule of schedules) {
       const timer = setInterval(() => {
         void run(schedule.jobName, schedule.jobData, 'schedule').then(
           (s) => s.done.catch((err: Error) => deps.log.error('scheduled job failed', { schedule: schedule.scheduleId, error: err.message })),
