@@ -39,9 +39,8 @@ export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency
     if (stopped) return;
     for (const schedule of schedules) {
       const timer = setInterval(() => {
-        void run(schedule.jobName, schedule.jobData, 'schedule').then(
-          (s) => s.done.catch((err: Error) => deps.log.error('scheduled job failed', { schedule: schedule.scheduleId, error: err.message })),
-        );
+        const failed = (err: Error) => deps.log.error('scheduled job failed', { schedule: schedule.scheduleId, error: err.message });
+        void run(schedule.jobName, schedule.jobData, 'schedule').then((s) => s.done.catch(failed), failed);
       }, schedule.everySeconds * 1000);
       timer.unref();
       timers.push(timer);
