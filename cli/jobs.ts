@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../pipeline/config.ts';
 import type { Logger } from '../pipeline/log.ts';
 import { jobNames, type JobName } from '../jobs/definitions.ts';
+import { sourceNames } from '../pipeline/ingest/sources.ts';
 import { readAdminEndpoint } from '../api/admin/files.ts';
 import { OperationInputError } from '../api/admin/operations.ts';
 import type { JobProgress } from '../jobs/run-log.ts';
@@ -80,7 +81,7 @@ export function registerJobCommands(program: Command, config: () => Config, log:
     .command('ingest')
     .description('read chain logs (token payments, ERC-8004 registries) of the configured chains into the database')
     .option('--chain <name>', 'only this chain')
-    .addOption(new Option('--source <source>', 'only this source').choices(['token', 'permit2', 'identity', 'reputation']))
+    .addOption(new Option('--source <source>', 'only this source').choices(sourceNames))
     .action(async (opts: { chain?: string; source?: string }) => runJobAndReport(config(), log, 'ingest', opts));
 
   program

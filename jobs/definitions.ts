@@ -1,8 +1,9 @@
 // The jobs the service runs, their inputs, their deterministic keys and the default schedule.
 import { z } from 'zod';
 import type { Config } from '../pipeline/config.ts';
+import { sourceNames } from '../pipeline/ingest/sources.ts';
 
-const sourceName = z.enum(['token', 'permit2', 'identity', 'reputation']);
+const sourceName = z.enum(sourceNames);
 
 export const jobInputs = {
   ingest: z.object({ chain: z.string().min(1).optional(), source: sourceName.optional() }).strict(),

@@ -1,6 +1,6 @@
 // Job handlers: the work itself, the same whichever runner calls it (in-process timers, or the
 // owner's BullMQ worker). No scheduling or queue logic here.
-import type { Config } from '../pipeline/config.ts';
+import { rpcUrlSetting, type Config } from '../pipeline/config.ts';
 import type { Store } from '../pipeline/store/store.ts';
 import type { Logger } from '../pipeline/log.ts';
 import { ingestChain } from '../pipeline/ingest/ingest-chain.ts';
@@ -74,7 +74,7 @@ async function ingestJob(deps: JobDeps, args: { chain?: string; source?: SourceN
   for (const name of names) {
     const chain = deps.config.chains[name];
     if (!chain) throw new JobInputError(`chain ${name} is not configured; configured: ${Object.keys(deps.config.chains).join(', ') || 'none'}`);
-    if (!chain.rpcUrl) throw new JobInputError(`chain ${name} has no RPC URL: set RPC_URL_${name.toUpperCase().replaceAll('-', '_')}`);
+    if (!chain.rpcUrl) throw new JobInputError(`chain ${name} has no RPC URL: set ${rpcUrlSetting(name)}`);
     results.push(
       ...(await oneAtATime(`ingest:${name}`, () => ingestChain({
         store: deps.store,

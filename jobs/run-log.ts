@@ -33,9 +33,7 @@ export async function closeInterruptedRuns(store: Store): Promise<number> {
     const rows = await tx.all(
       `INSERT INTO job_runs
        SELECT run_id, job_name, job_data, 'failed', trigger, started_at, utc_now(), NULL, 'interrupted: the owner stopped while it ran'
-         FROM job_runs
-       QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY greatest(started_at, coalesce(finished_at, started_at)) DESC, finished_at DESC NULLS LAST) = 1
-           AND state = 'running'
+         FROM job_run_states WHERE state = 'running'
        RETURNING run_id`,
     );
     return rows.length;

@@ -65,6 +65,11 @@ export type Config = Omit<z.infer<typeof configSchema>, 'chains' | 'publicBaseUr
   configFile: string | null;
 };
 
+/** The environment variable that enables a chain: devnet → RPC_URL_DEVNET, base-sepolia → RPC_URL_BASE_SEPOLIA. */
+export function rpcUrlSetting(chain: string): string {
+  return `RPC_URL_${chain.toUpperCase().replaceAll('-', '_')}`;
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -159,7 +164,7 @@ function mergeChains(fileChains: Record<string, unknown> | undefined, env: Env):
 function settingName(issuePath: readonly PropertyKey[]): string {
   const [head, chain, ...rest] = issuePath.map(String);
   if (head === 'chains' && chain) {
-    if (rest[0] === 'rpcUrl') return `RPC_URL_${chain.toUpperCase().replaceAll('-', '_')}`;
+    if (rest[0] === 'rpcUrl') return rpcUrlSetting(chain);
     return `chains.${[chain, ...rest].join('.')}`;
   }
   const env = envNames[head as keyof typeof envNames];

@@ -14,7 +14,8 @@ import { startServer, type RunningServer } from '../api/server.ts';
 import { createAccount } from '../api/accounts.ts';
 import { repoRoot } from './helpers/cli.ts';
 import { tempDataDir } from './helpers/temp.ts';
-import { freePort, privateRedis, sharedRedisUrl, uniquePrefix } from './helpers/redis.ts';
+import { privateRedis, sharedRedisUrl, uniquePrefix } from './helpers/redis.ts';
+import { freePort } from './helpers/free-port.ts';
 
 function startWorker(env: Record<string, string>): { child: ChildProcess; ready: Promise<void>; output: () => string } {
   const child = spawn(process.execPath, ['bin/reputation.js', 'worker'], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });

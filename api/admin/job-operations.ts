@@ -57,7 +57,7 @@ export const jobOperations = {
     async run(ctx: JobsContext) {
       const last = await ctx.store.read(
         `SELECT job_name, job_data::VARCHAR AS job_data, state, strftime(coalesce(finished_at, started_at), '%Y-%m-%dT%H:%M:%SZ') AS at
-           FROM job_runs QUALIFY row_number() OVER (PARTITION BY job_name, job_data::VARCHAR ORDER BY started_at DESC, finished_at DESC NULLS LAST) = 1`,
+           FROM job_run_states QUALIFY row_number() OVER (PARTITION BY job_name, job_data::VARCHAR ORDER BY started_at DESC) = 1`,
       );
       return (await listSchedules(ctx.store, ctx.config)).map((s) => {
         const run = last.find((r) => r.job_name === s.jobName && r.job_data === JSON.stringify(s.jobData));
@@ -95,8 +95,7 @@ async function latestRuns(store: Store, runId: string | undefined, limit: number
     `SELECT run_id, job_name, job_data::VARCHAR AS job_data, state, trigger,
             strftime(started_at, '%Y-%m-%dT%H:%M:%SZ') AS started_at, strftime(finished_at, '%Y-%m-%dT%H:%M:%SZ') AS finished_at,
             result::VARCHAR AS result, error
-       FROM job_runs WHERE $1::VARCHAR IS NULL OR run_id = $1
-    QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY greatest(started_at, coalesce(finished_at, started_at)) DESC, finished_at DESC NULLS LAST) = 1
+       FROM job_run_states WHERE $1::VARCHAR IS NULL OR run_id = $1
       ORDER BY started_at DESC LIMIT ${limit}`,
     [runId ?? null],
   );

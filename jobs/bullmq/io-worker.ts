@@ -1,7 +1,7 @@
 // `reputation worker`: processes the io queue (block ranges read over JSON-RPC) and hands the rows
 // back as job results. It never opens the database: only the owner does.
 import { Worker, UnrecoverableError } from 'bullmq';
-import type { Config } from '../../pipeline/config.ts';
+import { rpcUrlSetting, type Config } from '../../pipeline/config.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import type { Rpc } from '../../pipeline/chain/rpc.ts';
 import { RangeTooLargeError } from '../../pipeline/chain/rpc.ts';
@@ -32,7 +32,7 @@ export function startIoWorker(config: Config, log: Logger, options: { concurrenc
     async (job) => {
       const chain = config.chains[job.data.chain];
       // Without the chain's RPC URL this worker can never do the job: don't retry it here.
-      if (!chain) throw new UnrecoverableError(`this worker has no chain ${job.data.chain} configured (set RPC_URL_${job.data.chain.toUpperCase()})`);
+      if (!chain) throw new UnrecoverableError(`this worker has no chain ${job.data.chain} configured (set ${rpcUrlSetting(job.data.chain)})`);
       try {
         const chunk = await fetchChunk({ chain, source: job.data.source as SourceName, from: BigInt(job.data.from), to: BigInt(job.data.to) });
         return { chunk: encodeChunk(chunk) };

@@ -1,6 +1,6 @@
 // Ingests every source of a chain: first rolls back a reorg if the node disagrees with what we
 // stored, then each source up to the same head.
-import type { ChainConfig } from '../config.ts';
+import { rpcUrlSetting, type ChainConfig } from '../config.ts';
 import type { Store } from '../store/store.ts';
 import type { Logger } from '../log.ts';
 import { createRpc, type Rpc } from '../chain/rpc.ts';
@@ -15,7 +15,7 @@ export class ChainNotReachableError extends Error {
 
 export function createChainRpc(chain: ChainConfig): Rpc {
   if (!chain.rpcUrl) {
-    throw new ChainNotReachableError(`chain ${chain.name} has no RPC URL: set RPC_URL_${chain.name.toUpperCase().replaceAll('-', '_')}`);
+    throw new ChainNotReachableError(`chain ${chain.name} has no RPC URL: set ${rpcUrlSetting(chain.name)}`);
   }
   return createRpc({ url: chain.rpcUrl, concurrency: chain.rpcConcurrency, timeoutMs: chain.rpcTimeoutMs });
 }

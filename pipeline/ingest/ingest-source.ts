@@ -12,6 +12,7 @@ import { RangeTooLargeError } from '../chain/rpc.ts';
 import type { EvmSource } from './sources.ts';
 import type { Chunk, ChunkFetcher } from './fetch-chunk.ts';
 import { readCursor } from './cursors.ts';
+import { sqlFile } from '../store/sql-files.ts';
 
 export interface IngestProgress {
   chain: string;
@@ -113,10 +114,7 @@ async function writeChunk(tx: WriteTx, chain: string, source: EvmSource, from: b
   // Checked inside the write transaction: the range must continue exactly where the cursor
   // stands, on the same branch. Otherwise nothing is written; the next run's reorg check sorts
   // out the branch and reads again from the cursor.
-  const [cursor] = await tx.all(
-    `SELECT block_number::VARCHAR AS block, block_hash FROM ingest_cursors WHERE chain = $1 AND source = $2 ORDER BY block_number DESC LIMIT 1`,
-    [chain, source.name],
-  );
+  const [cursor] = await tx.all(sqlFile('ingest/newest_cursor'), [chain, source.name]);
   if (cursor) {
     if (BigInt(String(cursor.block)) !== from - 1n) throw new ChunkDoesNotFollowError(`${chain}/${source.name}: cursor at ${cursor.block}, range starts at ${from}`);
     if (chunk.start.parentHash !== cursor.block_hash) throw new ChunkDoesNotFollowError(`${chain}/${source.name}: block ${from} does not follow block ${cursor.block} (reorg)`);

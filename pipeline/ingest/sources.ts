@@ -6,7 +6,9 @@ import type { DuckDBValue } from '@duckdb/node-api';
 import type { ChainConfig } from '../config.ts';
 import type { BlockInfo } from '../chain/rpc.ts';
 
-export type SourceName = 'token' | 'identity' | 'reputation' | 'permit2';
+/** In ingestion order. */
+export const sourceNames = ['token', 'permit2', 'identity', 'reputation'] as const;
+export type SourceName = (typeof sourceNames)[number];
 
 export interface SourceTable {
   table: string;

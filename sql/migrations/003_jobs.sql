@@ -23,3 +23,9 @@ CREATE TABLE job_runs (
   result      JSON,
   error       VARCHAR
 );
+
+-- The state of each run: its row with the latest time (a retried attempt's start is later than
+-- the previous attempt's end).
+CREATE VIEW job_run_states AS
+SELECT * FROM job_runs
+QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY greatest(started_at, coalesce(finished_at, started_at)) DESC, finished_at DESC NULLS LAST) = 1;

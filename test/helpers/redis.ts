@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
+import { freePort } from './free-port.ts';
 import { afterAll } from 'vitest';
 import { Redis } from 'ioredis';
 
@@ -26,14 +27,6 @@ export function uniquePrefix(label: string): string {
     }
   });
   return prefix;
-}
-
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function answers(port: number): Promise<boolean> {
