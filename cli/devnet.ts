@@ -2,7 +2,7 @@
 // x402 payments and feedback, for ingesting from another terminal.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { InvalidArgumentError } from 'commander';
+import { wholeNumber } from './whole-number.ts';
 import type { Config } from '../pipeline/config.ts';
 import type { Logger } from '../pipeline/log.ts';
 import { startDevnet, type Devnet } from '../devnet/index.ts';
@@ -23,10 +23,7 @@ export const DEFAULT_PAYMENTS = 200;
 export const DEFAULT_DAYS = DEFAULT_SIMULATION_DAYS;
 
 /** commander parser for --days: the simulation needs a week at least. */
-export function parseDays(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 7) throw new InvalidArgumentError('expected a whole number of at least 7');
-  return Number(value);
-}
+export const parseDays = wholeNumber(7);
 
 const DAY_MS = 86_400_000;
 

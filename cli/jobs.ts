@@ -14,6 +14,7 @@ import { runOperation } from './operations-client.ts';
 import { createProgressReporter } from './progress.ts';
 import { printRows } from './output.ts';
 import { UsageError } from './usage-error.ts';
+import { wholeNumber } from './whole-number.ts';
 
 const pollMs = 500;
 
@@ -61,10 +62,8 @@ async function runStatus(config: Config, log: Logger, runId: string): Promise<Ru
   }
 }
 
-const seconds = (value: string) => {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected a whole number of seconds ≥ 1');
-  return Number(value);
-};
+const seconds = wholeNumber(1, 'a whole number of seconds');
+const count = wholeNumber(1);
 
 const jsonObject = (value: string) => {
   try {
@@ -97,7 +96,7 @@ export function registerJobCommands(program: Command, config: () => Config, log:
   program
     .command('worker')
     .description('process block-range reads from the job queue (needs REDIS_URL and the chains\' RPC_URL_<CHAIN>); never opens the database')
-    .option('--concurrency <n>', 'jobs processed at once', seconds, 4)
+    .option('--concurrency <n>', 'jobs processed at once', count, 4)
     .action(async (opts: { concurrency: number }) => {
       const worker = startIoWorker(config(), log.child('worker'), opts);
       await worker.waitUntilReady();
@@ -126,7 +125,7 @@ export function registerJobCommands(program: Command, config: () => Config, log:
     .command('status')
     .description('show recent job runs, or one run, with live progress')
     .argument('[run-id]', 'a run id from `jobs run --no-wait` or `jobs status`')
-    .option('--limit <n>', 'how many recent runs', seconds, 20)
+    .option('--limit <n>', 'how many recent runs', count, 20)
     .option('--json', 'one JSON object per line')
     .action(async (runId: string | undefined, opts: { limit: number; json?: boolean }) =>
       printRows(await runOperation(config(), log, 'jobs.status', { runId, limit: opts.limit }), opts.json ? 'json' : 'table'),

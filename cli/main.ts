@@ -1,6 +1,6 @@
 // The `reputation` command line. Usage errors (unknown command, bad flag, bad value) print one
 // line and exit 2; runtime failures print one line and exit 1; never a stack trace.
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../pipeline/config.ts';
 import { createLogger } from '../pipeline/log.ts';
 import { StoreLockedError, WalRecoveryError } from '../pipeline/store/errors.ts';
@@ -9,6 +9,7 @@ import { OperationInputError } from '../api/admin/operations.ts';
 import { registerJobCommands } from './jobs.ts';
 import { registerImportCommand } from './import.ts';
 import { UsageError } from './usage-error.ts';
+import { wholeNumber } from './whole-number.ts';
 import { closeOnSignals, startServer } from '../api/server.ts';
 import { runOperation } from './operations-client.ts';
 import { printAccount, printRows } from './output.ts';
@@ -23,10 +24,7 @@ const program = new Command('reputation')
   .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') });
 
 const config = (): Config => loadConfig(process.env, program.opts<{ config?: string }>().config ?? process.env.REPUTATION_CONFIG);
-const positiveInt = (value: string) => {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
-  return Number(value);
-};
+const positiveInt = wholeNumber();
 
 program
   .command('serve')
