@@ -11,8 +11,15 @@ export interface Facilitator {
 
 const csvFile = new URL('./facilitators.csv', import.meta.url);
 
-export function loadFacilitators(file: URL | string = csvFile): Facilitator[] {
-  const [header, ...lines] = readFileSync(file, 'utf8').trim().split(/\r?\n/);
+let shipped: Facilitator[] | null = null;
+
+/** The shipped list, read once per process. */
+export function loadFacilitators(): Facilitator[] {
+  return (shipped ??= parseFacilitators(readFileSync(csvFile, 'utf8')));
+}
+
+function parseFacilitators(text: string): Facilitator[] {
+  const [header, ...lines] = text.trim().split(/\r?\n/);
   const columns = header!.split(',');
   const at = (name: string) => columns.indexOf(name);
   return lines.map((line) => {
