@@ -85,8 +85,10 @@ export function registerJobCommands(program: Command, config: () => Config, log:
 
   program
     .command('score')
-    .description('run a scoring run over everything ingested')
-    .action(async () => runJobAndReport(config(), log, 'score', {}));
+    .description('run a scoring run (incremental when it can be, see docs/scoring.md) and export it for `reputation sql`')
+    .option('--full', 'recompute every address, not only those whose inputs changed')
+    .option('--address <address>', 'rescore this address now (an unknown one gets a minimal entry); not exported')
+    .action(async (opts: { full?: boolean; address?: string }) => runJobAndReport(config(), log, 'score', opts));
 
   program
     .command('export')

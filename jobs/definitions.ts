@@ -8,14 +8,15 @@ const sourceName = z.enum(sourceNames);
 export const jobInputs = {
   ingest: z.object({ chain: z.string().min(1).optional(), source: sourceName.optional() }).strict(),
   'fetch-metadata': z.object({ chain: z.string().min(1).optional(), limit: z.number().int().positive().optional() }).strict(),
-  score: z.object({}).strict(),
+  // full: recompute everything; address: rescore one address now (and what depends on it).
+  score: z.object({ full: z.boolean().optional(), address: z.string().min(1).optional() }).strict(),
   'refresh-sanctions-list': z.object({}).strict(),
   export: z.object({}).strict(),
 } as const;
 
 export type JobName = keyof typeof jobInputs;
 export const jobNames = Object.keys(jobInputs) as JobName[];
-export type JobData = Record<string, string | number | undefined>;
+export type JobData = Record<string, string | number | boolean | undefined>;
 
 export function isJobName(name: string): name is JobName {
   return Object.hasOwn(jobInputs, name);

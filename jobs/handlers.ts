@@ -8,6 +8,7 @@ import type { SourceResult } from '../pipeline/ingest/ingest-source.ts';
 import type { ChunkFetcher } from '../pipeline/ingest/fetch-chunk.ts';
 import type { SourceName } from '../pipeline/ingest/sources.ts';
 import { runScoring } from '../pipeline/score/run.ts';
+import { parseAddress } from '../pipeline/address.ts';
 import { exportLatestRun } from '../pipeline/export/export-run.ts';
 import { fetchMetadataJob } from '../pipeline/metadata/fetch-metadata-job.ts';
 import { refreshSanctionsList } from '../pipeline/sanctions/load.ts';
@@ -42,7 +43,7 @@ const handlers: Record<JobName, Handler> = {
         onProgress: (p) => progress({ ...p, unit: 'agents' }),
       }),
     ),
-  score: (deps) => runScoring(deps.store),
+  score: (deps, data) => scoreJob(deps, data as { full?: boolean; address?: string }),
   'refresh-sanctions-list': (deps) => {
     if (!deps.config.sanctionsListSource) throw new JobInputError('no sanctions list source: set SANCTIONS_LIST_SOURCE');
     let source;
@@ -55,6 +56,24 @@ const handlers: Record<JobName, Handler> = {
   },
   export: (deps) => exportLatestRun(deps.store, deps.config.dataDir),
 };
+
+/**
+ * A scoring run, then its export for analysts. An on-demand run for one address is not exported:
+ * the next scheduled run is, with everything it changed.
+ */
+async function scoreJob(deps: JobDeps, args: { full?: boolean; address?: string }) {
+  if (args.address !== undefined && !parseAddress(args.address)) {
+    throw new JobInputError(`score: address: not an EVM (0x + 40 hex) or Solana address: ${args.address}`);
+  }
+  const run = await runScoring(deps.store, {
+    full: args.full,
+    addresses: args.address === undefined ? undefined : [args.address],
+    evmChain: Object.keys(deps.config.chains)[0],
+  });
+  if (run.kind === 'addresses') return run;
+  const exported = await exportLatestRun(deps.store, deps.config.dataDir);
+  return { ...run, exportDirectory: exported.directory };
+}
 
 /** Validates the input and runs the job's handler. */
 export function runHandler(deps: JobDeps, name: JobName, data: unknown, progress: (p: JobProgress) => void = () => {}): Promise<unknown> {

@@ -1,77 +1,60 @@
-// Builds the reputation record of spec 2.7 from per-chain score rows. Free plans get the redacted
-// form (score, verification level, per-chain score and entity type, agents, semantics); paid
-// plans also get confidence, classification details and activity facts.
-import type { Row } from '../../pipeline/store/rows.ts';
-
+// Serves the records precomputed by each scoring run (sql/score/records.sql): the spec 2.7 shape,
+// free (redacted) or paid. What depends on the newest run or the clock is filled in here:
+// scored_at and updated_at (the newest run: an address whose inputs did not change was confirmed
+// by it), status (`scored` within 24 h of that run, then `stale`), and the optional blocks a
+// record without agents or feedback leaves out.
 export const dataSemantics = 'candidate_payment_activity_with_verified_subset';
 const staleAfterMs = 24 * 60 * 60 * 1000;
 
-export const caveats = [
-  'Payment activity is candidate x402 activity (EIP-3009 authorised transfers); the verified subset was submitted by known facilitators.',
-  'Scores are computed in batch runs and may lag the chain.',
-];
+export interface NewestRun {
+  runId: number;
+  modelVersion: string;
+  scoredAt: string;
+  /** Block each chain's token source had reached when the run read it. */
+  tokenCursors: Map<string, number>;
+}
+
+export interface StoredRecord {
+  record_free: string;
+  record_paid: string;
+  view_facts: string;
+}
+
+type Json = Record<string, any>;
 
 export function scoreStatus(scoredAt: string, now: Date): 'scored' | 'stale' {
   return now.getTime() - Date.parse(scoredAt) > staleAfterMs ? 'stale' : 'scored';
 }
 
-export function buildReputationRecord(address: string, rows: Row[], options: { full: boolean; now: Date }) {
-  const chains = rows.map((r) => chainRecord(r, options));
-  // Without agents, the top-level score is the best per-chain score (rows arrive best first).
-  const { value, grade, scored_at, status, version } = chains[0]!.score;
+export function servedRecord(stored: StoredRecord, run: NewestRun, options: { full: boolean; now: Date; chain?: string }): Json | null {
+  const record = JSON.parse(options.full ? stored.record_paid : stored.record_free) as Json;
+  const status = scoreStatus(run.scoredAt, options.now);
+  const stamp = (score: Json) => Object.assign(score, { scored_at: run.scoredAt, status });
+  stamp(record.score);
+  for (const chain of record.chains as Json[]) stamp(chain.score);
+  record.updated_at = run.scoredAt;
+  if (record.operator_score === null) delete record.operator_score;
+  if (record.reputation === null) delete record.reputation;
+  if (options.chain !== undefined) {
+    const chain = options.chain;
+    record.chains = (record.chains as Json[]).filter((c) => c.chain === chain);
+    if (record.chains.length === 0) return null;
+    record.agents = (record.agents as Json[]).filter((a) => a.chain === chain);
+    if (record.subject) record.subject.chains = (record.subject.chains as string[]).filter((c) => c === chain);
+  }
+  return record;
+}
+
+/** An address known to the index (asked about, or an agent's owner) that no run has scored yet. */
+export function knownUnscoredRecord(address: string, modelVersion: string, full: boolean): Json {
   return {
-    subject: { address, chains: rows.map((r) => String(r.chain)) },
-    score: { value, grade, scored_at, status, version },
+    ...(full ? { subject: { address, chains: [] } } : {}),
+    score: { value: null, grade: null, scored_at: null, status: 'known_unscored', version: modelVersion },
     verification_level: 'none',
-    chains,
+    chains: [],
     agents: [],
     data_semantics: dataSemantics,
-    caveats,
-    updated_at: String(rows[0]!.scored_at),
+    caveats: ['Known to the index but not scored yet: the next scoring run scores it.'],
+    updated_at: null,
   };
-}
-
-function chainRecord(r: Row, { full, now }: { full: boolean; now: Date }) {
-  const scoredAt = String(r.scored_at);
-  const score = { value: Number(r.score), grade: String(r.grade), scored_at: scoredAt, status: scoreStatus(scoredAt, now), version: String(r.model_version) };
-  const candidate = Number(r.candidate_as_payer) + Number(r.candidate_as_payee);
-  const verified = Number(r.verified_as_payer) + Number(r.verified_as_payee);
-  if (!full) return { chain: String(r.chain), score, classification: { entity_type: String(r.entity_type) } };
-  return {
-    chain: String(r.chain),
-    score: { ...score, confidence: Number(r.confidence) },
-    classification: {
-      entity_type: String(r.entity_type),
-      confidence: Number(r.confidence),
-      is_known: true,
-      is_known_erc8004_agent: false,
-      has_candidate_payment_activity: candidate > 0,
-      has_verified_payment_activity: verified > 0,
-      reasons: classificationReasons(r),
-    },
-    identity: { ens_name: null, website_url: null, github_url: null },
-    activity: {
-      total_candidate_transactions: candidate,
-      total_verified_transactions: verified,
-      as_candidate_payer: Number(r.candidate_as_payer),
-      as_candidate_payee: Number(r.candidate_as_payee),
-      as_verified_payer: Number(r.verified_as_payer),
-      as_verified_payee: Number(r.verified_as_payee),
-      counterparties_count: Number(r.counterparties_count),
-      active_days: Number(r.active_days),
-      active_months: Number(r.active_months),
-      first_candidate_tx_at: r.first_candidate_tx_at,
-      last_candidate_tx_at: r.last_candidate_tx_at,
-      first_verified_tx_at: r.first_verified_tx_at,
-      last_verified_tx_at: r.last_verified_tx_at,
-    },
-  };
-}
-
-function classificationReasons(r: Row): string[] {
-  const reasons: string[] = [];
-  if (Number(r.candidate_as_payee) > 0) reasons.push('receives_candidate_payments');
-  if (Number(r.candidate_as_payer) > 0) reasons.push('sends_candidate_payments');
-  if (Number(r.verified_as_payer) + Number(r.verified_as_payee) > 0) reasons.push('has_verified_payments');
-  return reasons;
 }

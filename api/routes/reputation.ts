@@ -1,31 +1,66 @@
-// GET /v1/reputation/{address}: read-only lookup of the newest scoring run (spec 4.1, 2.7).
+// GET /v1/reputation/{address} (spec 4.1): a key fetch of the records the newest scoring run
+// precomputed. Without `view` the answer is the 2.7 record; with `view=summary|full` it is the
+// 2.8 variant (EVM addresses only; `full`, `min_grade` and `min_transactions` need a paid plan).
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { parseAddress } from '../../pipeline/address.ts';
-import { sqlFile } from '../../pipeline/store/sql-files.ts';
+import { modelVersion } from '../../pipeline/score/run.ts';
 import type { Store } from '../../pipeline/store/store.ts';
 import { ApiError } from '../errors.ts';
 import { seesFullReputation } from '../plans.ts';
-import { buildReputationRecord } from '../reputation/record.ts';
+import { knownUnscoredRecord, scoreStatus, servedRecord } from '../reputation/record.ts';
+import { lookUpAddress } from '../reputation/lookup.ts';
+import { defaultPolicy, gradeOrder, viewCacheTtlSeconds, viewRecord, type Grade } from '../reputation/view.ts';
 import type { AuthState } from '../middleware/api-key.ts';
 
-const querySchema = z.object({ chain: z.string().regex(/^[a-z0-9-]+$/).optional() });
+const querySchema = z.object({
+  chain: z.string().regex(/^[a-z0-9-]+$/, 'chain must be a chain name such as base').optional(),
+  view: z.enum(['summary', 'full'], { message: 'view must be summary or full' }).optional(),
+  min_grade: z.enum(gradeOrder, { message: 'min_grade must be one of A, B, C, D, F' }).optional(),
+  min_transactions: z.coerce.number({ message: 'min_transactions must be a whole number' }).int('min_transactions must be a whole number').min(0, 'min_transactions must be 0 or more').optional(),
+});
 
 export function reputationRoutes(router: Router<AuthState>, deps: { store: Store; now?: () => Date }): void {
   router.get('/v1/reputation/:address', async (ctx) => {
     const parsed = parseAddress(ctx.params.address ?? '');
     if (!parsed) throw new ApiError('invalid_address', 'address must be an EVM address (0x + 40 hex) or a Solana base58 public key');
     const query = querySchema.safeParse(ctx.query);
-    if (!query.success) throw new ApiError('bad_request', 'chain must be a chain name such as base');
+    if (!query.success) throw new ApiError('bad_request', query.error.issues[0]!.message);
+    const { chain, view: requestedView, min_grade, min_transactions } = query.data;
+    const plan = ctx.state.account.plan;
+    const paid = seesFullReputation(plan);
+    const variant = requestedView !== undefined || min_grade !== undefined || min_transactions !== undefined;
+    const view = requestedView ?? 'summary';
+    if (variant && parsed.family !== 'evm') throw new ApiError('invalid_address', 'the view variant takes EVM addresses only (0x + 40 hex)');
+    if (!paid && (view === 'full' || min_grade !== undefined || min_transactions !== undefined)) {
+      throw new ApiError('payment_required', 'view=full, min_grade and min_transactions need a paid plan');
+    }
 
-    let rows = await deps.store.read(sqlFile('serve/address_chains'), [parsed.address]);
-    if (query.data.chain) rows = rows.filter((r) => r.chain === query.data.chain);
-    if (rows.length === 0) {
+    const now = deps.now?.() ?? new Date();
+    const found = await lookUpAddress(deps.store, parsed.address);
+    if (found.kind === 'unknown') {
       throw new ApiError('unknown_address', 'this address has not been indexed; POST /v1/assess to score it', { can_assess: true });
     }
-    ctx.body = buildReputationRecord(parsed.address, rows, {
-      full: seesFullReputation(ctx.state.account.plan),
-      now: deps.now?.() ?? new Date(),
+    if (found.kind === 'known_unscored') {
+      ctx.body = knownUnscoredRecord(parsed.address, modelVersion, paid);
+      return;
+    }
+    const record = servedRecord(found.stored, found.run, { full: paid, now, chain });
+    if (!record) throw new ApiError('unknown_address', `this address has no activity on ${chain}`, { can_assess: true });
+    if (!variant) {
+      ctx.body = record;
+      return;
+    }
+    if (scoreStatus(found.run.scoredAt, now) === 'stale') {
+      throw new ApiError('stale_data', `the newest scoring run is from ${found.run.scoredAt}; the pipeline is behind`);
+    }
+    const policy = { min_grade: min_grade ?? defaultPolicy.min_grade, min_transactions: min_transactions ?? defaultPolicy.min_transactions };
+    ctx.set('Cache-Control', `private, max-age=${viewCacheTtlSeconds[view]}`);
+    ctx.body = viewRecord(parsed.address, { value: record.score.value, grade: record.score.grade as Grade }, found.stored.view_facts, found.run, {
+      view,
+      policy,
+      now,
+      tier: plan,
     });
   });
 }

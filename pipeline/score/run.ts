@@ -1,32 +1,166 @@
-// A scoring run: one numbered, immutable unit. Its scores and its scoring_runs row commit in one
-// transaction, so readers (who always read the newest run) see the previous run or this one,
-// never a mix. Older runs' rows are dropped in the same transaction.
+// A scoring run: one numbered, immutable unit (docs/scoring.md). It reads the raw tables as of
+// one snapshot, recomputes what it must, and commits the serving tables, its stats and its
+// scoring_runs row in one transaction, so readers see the state before the run or after it.
+//
+// Kinds: `full` recomputes everything; `incremental` only what depends on inputs newer than the
+// previous run's watermarks (same results, a fraction of the work); `addresses` rescores given
+// addresses on demand and keeps the previous watermarks, so the next incremental run still
+// picks up everything else that changed.
 import type { Store } from '../store/store.ts';
+import type { WriteTx } from '../store/group-commit.ts';
 import { sqlFile } from '../store/sql-files.ts';
 import { refreshFacilitators } from '../chain/facilitators.ts';
+import { parseAddress } from '../address.ts';
 
-// v0: the foundation formula; the five-dimension model of docs/scoring.md becomes v1.
-export const modelVersion = 'v0';
+export const modelVersion = 'v1';
+
+export interface ScoringOptions {
+  /** Recompute everything even when an incremental run would do. */
+  full?: boolean;
+  /** Rescore these addresses now (and what depends on them); unknown ones get a minimal entry. */
+  addresses?: string[];
+  /** Chain on which an EVM address with no indexed activity gets its row. */
+  evmChain?: string;
+}
+
+export type RunKind = 'full' | 'incremental' | 'addresses';
 
 export interface ScoringRun {
   runId: number;
+  kind: RunKind;
+  /** Addresses in the serving state after the run. */
   addressCount: number;
+  /** Addresses this run recomputed. */
+  rescoredCount: number;
   scoredAt: string;
 }
 
-export async function runScoring(store: Store): Promise<ScoringRun> {
+interface Inputs {
+  model_version: string;
+  facilitators: string;
+  cursors: { chain: string; source: string; block: number; hash: string }[];
+  imports_through: string | null;
+  files_through: string | null;
+  evidence_through: string | null;
+  known_through: string | null;
+}
+
+interface PreviousRun {
+  scoredAt: string;
+  inputs: Inputs | null;
+}
+
+// Temporary tables a run builds, dropped at its end so their memory is freed.
+const runTables = [
+  'run_params', 'previous_cursors', 'run_agents', 'changed_addresses', 'changed_agents', 'scope_agents',
+  'scope_addresses', 'fact_addresses', 'run_payments', 'run_sides', 'run_facts', 'feedback_agents',
+  'run_feedback', 'run_feedback_weights',
+];
+
+export async function runScoring(store: Store, options: ScoringOptions = {}): Promise<ScoringRun> {
+  const addresses = (options.addresses ?? []).map((a) => {
+    const parsed = parseAddress(a);
+    if (!parsed) throw new Error(`not an EVM or Solana address: ${a}`);
+    return parsed;
+  });
   return store.write(async (tx) => {
     await refreshFacilitators(tx);
-    const [last] = await tx.all('SELECT coalesce(max(run_id), 0)::INTEGER AS run_id FROM scoring_runs');
-    const runId = Number(last!.run_id) + 1;
-    await tx.run(sqlFile('score/address_scores'), [runId]);
+    await step(tx, 'macros');
+    const [last] = await tx.all(
+      `SELECT run_id, strftime(scored_at, '%Y-%m-%d %H:%M:%S.%f') AS scored_at, inputs::VARCHAR AS inputs
+         FROM scoring_runs ORDER BY run_id DESC LIMIT 1`,
+    );
+    const runId = Number(last?.run_id ?? 0) + 1;
+    const previous: PreviousRun | null = last ? { scoredAt: String(last.scored_at), inputs: last.inputs ? JSON.parse(String(last.inputs)) : null } : null;
+    for (const parsed of addresses) {
+      await tx.run(
+        `INSERT INTO known_addresses SELECT $1, $2, 'cli', utc_now() WHERE NOT EXISTS (SELECT 1 FROM known_addresses WHERE address = $1)`,
+        [parsed.address, parsed.family],
+      );
+    }
+    const [{ inputs: currentText }] = (await tx.all(sqlFile('score/inputs'), [modelVersion])) as [{ inputs: string }];
+    const current = JSON.parse(currentText) as Inputs;
+
+    const kind = await chooseKind(tx, options, addresses.length > 0, previous, current);
+    await tx.run(
+      `CREATE OR REPLACE TEMP TABLE run_params AS
+       SELECT $1::INTEGER AS run_id, $2::BOOLEAN AS is_full, $3::VARCHAR AS model_version, $4::VARCHAR AS evm_chain,
+              utc_now() AS scored_at,
+              coalesce($5::TIMESTAMP, '-infinity'::TIMESTAMP) AS imports_through,
+              coalesce($6::TIMESTAMP, '-infinity'::TIMESTAMP) AS files_through,
+              coalesce($7::TIMESTAMP, '-infinity'::TIMESTAMP) AS evidence_through,
+              coalesce($8::TIMESTAMP, '-infinity'::TIMESTAMP) AS known_through`,
+      [runId, kind === 'full', modelVersion, options.evmChain ?? 'base',
+       previous?.inputs?.imports_through ?? null, previous?.inputs?.files_through ?? null,
+       previous?.inputs?.evidence_through ?? null, previous?.inputs?.known_through ?? null],
+    );
+
+    await step(tx, 'agents');
+    if (kind === 'full') {
+      // Every payment: the scope comes from them (payments.sql needs the table to exist).
+      await tx.run('CREATE OR REPLACE TEMP TABLE fact_addresses (address VARCHAR)');
+      await step(tx, 'payments');
+      await step(tx, 'scope_full');
+    } else {
+      if (kind === 'incremental') {
+        await step(tx, 'changed');
+      } else {
+        await tx.run('CREATE OR REPLACE TEMP TABLE changed_addresses (address VARCHAR)');
+        await tx.append('changed_addresses', addresses.map((a) => [a.address]));
+        await tx.run('CREATE OR REPLACE TEMP TABLE changed_agents (chain VARCHAR, agent_id HUGEINT)');
+      }
+      await step(tx, 'scope');
+      await step(tx, 'payments');
+    }
+    for (const name of ['facts', 'feedback', 'agent_scores', 'chain_scores', 'address_scores', 'records', 'stats']) {
+      await step(tx, name);
+    }
+
+    // An `addresses` run keeps the previous watermarks: it did not look at everything newer.
+    const recorded = kind === 'addresses' ? (previous?.inputs ? JSON.stringify(previous.inputs) : null) : currentText;
     const [run] = await tx.all(
       `INSERT INTO scoring_runs
-       SELECT $1, $2, utc_now(), (SELECT count(*) FROM address_scores WHERE run_id = $1)
-       RETURNING address_count, strftime(scored_at, '%Y-%m-%dT%H:%M:%SZ') AS scored_at`,
-      [runId, modelVersion],
+       SELECT run_id, model_version, scored_at, (SELECT count(*) FROM address_scores), $1,
+              (SELECT count(*) FROM scope_addresses), $2::JSON
+         FROM run_params
+       RETURNING address_count, rescored_count, strftime(scored_at, '%Y-%m-%dT%H:%M:%SZ') AS scored_at`,
+      [kind, recorded],
     );
-    await tx.run('DELETE FROM address_scores WHERE run_id < $1', [runId]);
-    return { runId, addressCount: Number(run!.address_count), scoredAt: String(run!.scored_at) };
+    for (const table of runTables) await tx.run(`DROP TABLE IF EXISTS temp.${table}`);
+    return {
+      runId,
+      kind,
+      addressCount: Number(run!.address_count),
+      rescoredCount: Number(run!.rescored_count),
+      scoredAt: String(run!.scored_at),
+    };
   });
+}
+
+/** Runs sql/score/<name>.sql; a failure names the file. */
+async function step(tx: WriteTx, name: string): Promise<void> {
+  try {
+    await tx.run(sqlFile(`score/${name}`));
+  } catch (err) {
+    throw new Error(`sql/score/${name}.sql: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** Full unless an incremental (or on-demand) run is known to give the same result. */
+async function chooseKind(
+  tx: WriteTx,
+  options: ScoringOptions,
+  onDemand: boolean,
+  previous: PreviousRun | null,
+  current: Inputs,
+): Promise<RunKind> {
+  const before = previous?.inputs;
+  await tx.run('CREATE OR REPLACE TEMP TABLE previous_cursors (chain VARCHAR, source VARCHAR, block_number BIGINT, block_hash VARCHAR)');
+  if (options.full || !before) return 'full';
+  // A new model or a new facilitator list changes every score.
+  if (before.model_version !== current.model_version || before.facilitators !== current.facilitators) return 'full';
+  await tx.append('previous_cursors', before.cursors.map((c) => [c.chain, c.source, c.block, c.hash]));
+  const [check] = await tx.all(sqlFile('score/previous_cursors_intact'), [previous!.scoredAt]);
+  if (Number(check!.broken) > 0) return 'full';
+  return onDemand ? 'addresses' : 'incremental';
 }

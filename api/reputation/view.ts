@@ -1,0 +1,113 @@
+// The 2.8 variant of the reputation lookup (`view=summary|full`), built from the facts each run
+// precomputes (sql/score/records.sql, `view_facts`) and the newest run. Recency and tenure depend
+// on the clock, so their factors are computed here; the decision applies the caller's policy.
+// docs/scoring.md ("The view variant") gives every formula.
+import type { NewestRun } from './record.ts';
+
+export const gradeOrder = ['F', 'D', 'C', 'B', 'A'] as const;
+export type Grade = (typeof gradeOrder)[number];
+
+export interface Policy {
+  min_grade: Grade;
+  min_transactions: number;
+}
+
+export const defaultPolicy: Policy = { min_grade: 'C', min_transactions: 10 };
+export const viewCacheTtlSeconds = { summary: 300, full: 60 } as const;
+
+const dayMs = 24 * 60 * 60 * 1000;
+const recentDays = 30;
+const staleDays = 90;
+const diverseCounterparties = 3;
+
+interface ViewFacts {
+  best_chain: string;
+  metrics: {
+    total_transactions: number;
+    verified_transactions: number;
+    unique_counterparties: number;
+    total_volume_usdc: number;
+    first_seen: string | null;
+    last_seen: string | null;
+    active_days: number;
+    active_months: number;
+  };
+  factors: { volume: number; diversity: number; consistency: number };
+  identity: Record<string, unknown> | null;
+}
+
+export function viewRecord(
+  address: string,
+  score: { value: number; grade: Grade },
+  factsJson: string,
+  run: NewestRun,
+  options: { view: 'summary' | 'full'; policy: Policy; now: Date; tier: string },
+) {
+  const facts = JSON.parse(factsJson) as ViewFacts;
+  const m = facts.metrics;
+  const daysSince = (iso: string | null) => (iso === null ? null : Math.max(0, Math.floor((options.now.getTime() - Date.parse(iso)) / dayMs)));
+  const daysSinceLastSeen = daysSince(m.last_seen);
+  const tenureDays = daysSince(m.first_seen) ?? 0;
+  const decision = decide(score.grade, m, daysSinceLastSeen, options.policy);
+  const summary = {
+    address,
+    model_version: run.modelVersion,
+    computed_at: run.scoredAt,
+    data_through: { chain: facts.best_chain, block: run.tokenCursors.get(facts.best_chain) ?? null },
+    score: score.value,
+    grade: score.grade,
+    preview: { allow_hint: decision.allow, grade_hint: score.grade },
+    highlights: {
+      total_transactions: m.total_transactions,
+      unique_counterparties: m.unique_counterparties,
+      total_volume_usdc: m.total_volume_usdc,
+      last_seen: m.last_seen,
+      tenure_days: tenureDays,
+    },
+    cache: { ttl_seconds: viewCacheTtlSeconds[options.view] },
+  };
+  if (options.view === 'summary') return summary;
+  const round1 = (x: number) => Math.round(x * 10) / 10;
+  return {
+    ...summary,
+    decision,
+    factors: {
+      volume: { score: facts.factors.volume, weight: 0.25, raw: { total_volume_usdc: m.total_volume_usdc, total_transactions: m.total_transactions } },
+      diversity: { score: facts.factors.diversity, weight: 0.25, raw: { unique_counterparties: m.unique_counterparties } },
+      consistency: { score: facts.factors.consistency, weight: 0.2, raw: { active_days: m.active_days, active_months: m.active_months } },
+      recency: {
+        score: daysSinceLastSeen === null ? 0 : round1(100 * Math.max(0, 1 - daysSinceLastSeen / staleDays)),
+        weight: 0.15,
+        raw: { last_seen: m.last_seen, days_since_last_seen: daysSinceLastSeen },
+      },
+      tenure: { score: round1(100 * Math.min(1, tenureDays / 365)), weight: 0.15, raw: { first_seen: m.first_seen, tenure_days: tenureDays } },
+    },
+    metrics: {
+      total_transactions: m.total_transactions,
+      unique_counterparties: m.unique_counterparties,
+      total_volume_usdc: m.total_volume_usdc,
+      first_seen: m.first_seen,
+      last_seen: m.last_seen,
+      // Latency of the paid endpoints is not observable on chain; null until a source measures it.
+      avg_latency_ms: null,
+    },
+    identity: facts.identity,
+    attestation: { status: 'none' },
+    billing: { tier: options.tier },
+  };
+}
+
+/** allow = the grade meets min_grade and the history meets min_transactions; the other reasons inform. */
+function decide(grade: Grade, m: ViewFacts['metrics'], daysSinceLastSeen: number | null, policy: Policy) {
+  const reasons: string[] = [];
+  const gradeOk = gradeOrder.indexOf(grade) >= gradeOrder.indexOf(policy.min_grade);
+  const historyOk = m.total_transactions > 0 && m.total_transactions >= policy.min_transactions;
+  if (m.total_transactions === 0) reasons.push('insufficient_activity');
+  else reasons.push(m.total_transactions >= policy.min_transactions ? 'sufficient_transaction_history' : 'below_min_transactions');
+  if (daysSinceLastSeen !== null && daysSinceLastSeen <= recentDays) reasons.push('recent_activity');
+  if (daysSinceLastSeen !== null && daysSinceLastSeen > staleDays) reasons.push('stale_activity');
+  if (m.unique_counterparties >= diverseCounterparties) reasons.push('counterparty_diversity_ok');
+  else if (m.total_transactions > 0) reasons.push('low_diversity');
+  if (!gradeOk) reasons.push('grade_below_threshold');
+  return { allow: gradeOk && historyOk, reasons, policy };
+}

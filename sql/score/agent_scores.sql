@@ -1,0 +1,53 @@
+-- Agents in scope: the five dimensions and the score of each registered agent, from its
+-- registration file and evidence (identity, declared capability), the payments of its payment
+-- address (activity, reach, demonstrated capability) and its weighted feedback (trust).
+DELETE FROM agent_scores WHERE (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents);
+DELETE FROM feedback_weights WHERE (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents);
+
+INSERT INTO feedback_weights
+SELECT (SELECT run_id FROM run_params), chain, registry, agent_id, client_address, feedback_count, value_avg, weight, weight_reason
+  FROM run_feedback_weights;
+
+INSERT INTO agent_scores
+WITH feedback_facts AS (
+  SELECT chain, agent_id, count(*)::INTEGER AS feedback_count, count(DISTINCT client_address)::INTEGER AS client_count
+    FROM run_feedback WHERE (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents)
+   GROUP BY chain, agent_id
+),
+weighted AS (
+  SELECT chain, agent_id, sum(weight) AS feedback_weight, sum(weight * value_avg) AS weighted_sum
+    FROM run_feedback_weights GROUP BY chain, agent_id
+),
+sharing AS (
+  SELECT chain, owner, count(*)::INTEGER AS agents_sharing_owner FROM run_agents GROUP BY chain, owner
+),
+dimensions AS (
+  SELECT a.*, s.agents_sharing_owner,
+         coalesce(f.candidate_as_payer + f.candidate_as_payee, 0) AS candidate_total,
+         coalesce(ff.feedback_count, 0) AS feedback_count, coalesce(ff.client_count, 0) AS client_count,
+         coalesce(w.feedback_weight, 0) AS feedback_weight,
+         CASE WHEN w.feedback_weight > 0 THEN w.weighted_sum / w.feedback_weight END AS weighted_feedback_avg,
+         identity_dimension(a.metadata_quality, a.ens_name, a.website_url, a.website_reachable, a.github_url, a.github_stars) AS identity,
+         activity_dimension(coalesce(f.verified_as_payer + f.verified_as_payee, 0), coalesce(f.candidate_as_payer + f.candidate_as_payee, 0),
+                            coalesce(f.active_days, 0), coalesce(f.active_months, 0)) AS activity,
+         capability_dimension(declared_capability(a.service_count, a.x402_support, a.has_a2a_agent_card,
+                                                  a.website_mentions_mcp, a.website_mentions_x402, a.active),
+                              coalesce(f.verified_as_payee, 0)) AS capability,
+         reach_dimension(coalesce(f.verified_counterparties_count, 0), coalesce(f.counterparties_count, 0)) AS reach,
+         trust_dimension(coalesce(w.weighted_sum, 0), coalesce(w.feedback_weight, 0)) AS trust
+    FROM run_agents a
+    JOIN scope_agents USING (chain, agent_id)
+    JOIN sharing s ON s.chain = a.chain AND s.owner = a.owner
+    LEFT JOIN run_facts f ON f.chain = a.chain AND f.address = a.pay_to
+    LEFT JOIN feedback_facts ff ON ff.chain = a.chain AND ff.agent_id = a.agent_id
+    LEFT JOIN weighted w ON w.chain = a.chain AND w.agent_id = a.agent_id
+)
+SELECT (SELECT run_id FROM run_params), chain, registry, agent_id, owner, agent_wallet, name, description, agent_uri,
+       metadata_quality, service_count > 0 AS has_endpoint, github_url, registered_at, agents_sharing_owner,
+       v1_score(identity, activity, capability, reach, trust) AS score,
+       grade_of(v1_score(identity, activity, capability, reach, trust)) AS grade,
+       score_confidence(candidate_total, CASE metadata_quality WHEN 'real' THEN 1 WHEN 'placeholder' THEN 0.5 ELSE 0.25 END, feedback_weight),
+       identity, activity, capability, reach, trust,
+       'agent' AS entity_type,
+       feedback_count, client_count, feedback_weight, weighted_feedback_avg
+  FROM dimensions;

@@ -1,0 +1,62 @@
+-- Every registered agent as it stands now (all chains, all agents: a few tens of thousands of
+-- rows, rebuilt each run): owner, payment address, registration file and evidence. Agents are
+-- keyed by (chain, agent_id): each chain has one identity registry.
+CREATE OR REPLACE TEMP TABLE run_agents AS
+WITH registered AS (
+  -- Chain registrations win over imported ones.
+  SELECT DISTINCT ON (chain, agent_id) *
+    FROM (SELECT chain, registry, agent_id, agent_uri, owner, block_number, 0 AS imported FROM agent_registrations
+          UNION ALL
+          SELECT chain, registry, agent_id, coalesce(agent_uri, ''), owner, registered_block, 1 FROM imported_agents)
+   ORDER BY chain, agent_id, imported, block_number
+),
+newest_transfer AS (  -- the newest ERC-721 transfer names the owner
+  SELECT DISTINCT ON (chain, agent_id) chain, agent_id, to_address AS owner
+    FROM agent_transfers ORDER BY chain, agent_id, block_number DESC, log_index DESC
+),
+newest_move AS (      -- a transfer after the mint clears agentWallet (ERC-8004)
+  SELECT chain, agent_id, max(block_number * 1000000 + log_index) AS position
+    FROM agent_transfers WHERE from_address <> '0x0000000000000000000000000000000000000000'
+   GROUP BY chain, agent_id
+),
+newest_wallet AS (
+  SELECT DISTINCT ON (chain, agent_id) chain, agent_id, block_number * 1000000 + log_index AS position,
+         CASE WHEN length(metadata_value) >= 42 AND right(lower(metadata_value), 40) <> repeat('0', 40)
+              THEN '0x' || right(lower(metadata_value), 40) END AS wallet
+    FROM agent_metadata WHERE metadata_key = 'agentWallet'
+   ORDER BY chain, agent_id, block_number DESC, log_index DESC
+),
+newest_uri AS (
+  SELECT DISTINCT ON (chain, agent_id) chain, agent_id, new_uri
+    FROM agent_uri_updates ORDER BY chain, agent_id, block_number DESC, log_index DESC
+),
+newest_file AS (
+  SELECT DISTINCT ON (chain, agent_id) *,
+         from_json(services, '[{"name": "VARCHAR", "endpoint": "VARCHAR"}]') AS service_list
+    FROM registration_files ORDER BY chain, agent_id, fetched_at DESC
+),
+newest_evidence AS (
+  SELECT DISTINCT ON (chain, agent_id) * FROM agent_evidence ORDER BY chain, agent_id, checked_at DESC
+)
+SELECT r.chain, r.registry, r.agent_id,
+       coalesce(t.owner, r.owner)                                           AS owner,
+       CASE WHEN w.position > coalesce(m.position, -1) THEN w.wallet END    AS agent_wallet,
+       coalesce(CASE WHEN w.position > coalesce(m.position, -1) THEN w.wallet END, coalesce(t.owner, r.owner)) AS pay_to,
+       coalesce(u.new_uri, r.agent_uri)                                     AS agent_uri,
+       f.name, f.description, f.metadata_kind,
+       coalesce(f.metadata_quality, 'unknown')                              AS metadata_quality,
+       f.x402_support, f.active,
+       coalesce(len(f.service_list), 0)                                     AS service_count,
+       list_filter(f.service_list, s -> lower(s.name) = 'ens')[1].endpoint  AS ens_name,
+       coalesce(e.website_url, list_filter(f.service_list, s -> lower(s.name) = 'web')[1].endpoint) AS website_url,
+       e.github_url, e.github_stars, e.has_a2a_agent_card, e.website_reachable,
+       e.website_mentions_mcp, e.website_mentions_x402,
+       b.block_time                                                         AS registered_at
+  FROM registered r
+  LEFT JOIN newest_transfer t USING (chain, agent_id)
+  LEFT JOIN newest_move     m USING (chain, agent_id)
+  LEFT JOIN newest_wallet   w USING (chain, agent_id)
+  LEFT JOIN newest_uri      u USING (chain, agent_id)
+  LEFT JOIN newest_file     f USING (chain, agent_id)
+  LEFT JOIN newest_evidence e USING (chain, agent_id)
+  LEFT JOIN chain_blocks    b ON b.chain = r.chain AND b.source = 'identity' AND b.block_number = r.block_number;

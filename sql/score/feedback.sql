@@ -1,0 +1,71 @@
+-- ERC-8004 feedback: live entries (revoked ones dropped) with normalised ratings, for the agents
+-- in scope and for every agent paid at or owned by an address in scope (their records show it);
+-- and how much each client of an agent in scope counts (docs/scoring.md, "Feedback weight").
+CREATE OR REPLACE TEMP TABLE feedback_agents AS
+SELECT chain, agent_id FROM scope_agents
+UNION SELECT chain, agent_id FROM run_agents
+ WHERE pay_to IN (SELECT address FROM scope_addresses) OR owner IN (SELECT address FROM scope_addresses);
+
+CREATE OR REPLACE TEMP TABLE run_feedback AS
+WITH entries AS (
+  SELECT f.chain, f.agent_id, f.client_address, f.feedback_index, f.tag1, f.value, f.value_decimals,
+         b.block_time AS given_at
+    FROM feedback f
+    LEFT JOIN chain_blocks b ON b.chain = f.chain AND b.source = 'reputation' AND b.block_number = f.block_number
+   WHERE NOT EXISTS (SELECT 1 FROM feedback_revocations r
+                      WHERE r.chain = f.chain AND r.agent_id = f.agent_id
+                        AND r.client_address = f.client_address AND r.feedback_index = f.feedback_index)
+  UNION ALL
+  SELECT i.chain, i.agent_id, i.client_address, i.feedback_index, i.tag1, i.value, i.value_decimals, i.given_at
+    FROM imported_feedback i
+   WHERE NOT i.revoked
+     AND NOT EXISTS (SELECT 1 FROM feedback f
+                      WHERE f.chain = i.chain AND f.agent_id = i.agent_id
+                        AND f.client_address = i.client_address AND f.feedback_index = i.feedback_index)
+)
+SELECT e.*, feedback_rating(e.tag1, e.value, e.value_decimals) AS rating, feedback_group(e.tag1) AS tag_group
+  FROM entries e
+ WHERE (e.chain, e.agent_id) IN (SELECT (chain, agent_id) FROM feedback_agents);
+
+-- One row per (agent, client) with a rating. A client counts at most 1 however many entries it
+-- leaves; how much it counts depends on evidence that it is a real customer:
+--   self_feedback       the agent's owner or payment address rating itself       0
+--   paid_verified       paid the agent's payment address through a facilitator   1
+--   paid_candidate      paid it, but no payment was facilitator-settled           0.5
+--   active_elsewhere    facilitator-settled payments with others only             0.25 × saturate(verified counterparties, 10)
+--   no_payment_history  none of the above: a fresh address, as sybils are         0
+CREATE OR REPLACE TEMP TABLE run_feedback_weights AS
+WITH per_client AS (
+  SELECT chain, agent_id, client_address, count(*)::INTEGER AS feedback_count, avg(rating) AS value_avg
+    FROM run_feedback
+   WHERE rating IS NOT NULL AND (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents)
+   GROUP BY chain, agent_id, client_address
+),
+paid AS (
+  SELECT s.chain, a.agent_id, s.address AS client_address, bool_or(s.verified) AS verified
+    FROM run_sides s
+    JOIN run_agents a ON a.chain = s.chain AND a.pay_to = s.counterparty
+   WHERE s.as_payer AND (a.chain, a.agent_id) IN (SELECT (chain, agent_id) FROM scope_agents)
+   GROUP BY s.chain, a.agent_id, s.address
+),
+judged AS (
+  SELECT c.*, a.registry,
+         CASE WHEN c.client_address IN (a.owner, a.pay_to)       THEN 'self_feedback'
+              WHEN p.verified                                    THEN 'paid_verified'
+              WHEN p.verified IS NOT NULL                        THEN 'paid_candidate'
+              WHEN coalesce(cf.verified_counterparties, 0) > 0   THEN 'active_elsewhere'
+              ELSE 'no_payment_history' END                      AS weight_reason,
+         coalesce(cf.verified_counterparties, 0)                 AS client_verified_counterparties
+    FROM per_client c
+    JOIN run_agents a USING (chain, agent_id)
+    LEFT JOIN paid p USING (chain, agent_id, client_address)
+    LEFT JOIN (SELECT chain, address, verified_counterparties_count AS verified_counterparties FROM run_facts) cf
+           ON cf.chain = c.chain AND cf.address = c.client_address
+)
+SELECT chain, registry, agent_id, client_address, feedback_count, value_avg,
+       round(CASE weight_reason WHEN 'paid_verified' THEN 1.0
+                                WHEN 'paid_candidate' THEN 0.5
+                                WHEN 'active_elsewhere' THEN 0.25 * saturate(client_verified_counterparties, 10)
+                                ELSE 0.0 END, 3) AS weight,
+       weight_reason
+  FROM judged;
