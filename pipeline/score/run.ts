@@ -121,7 +121,7 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
     const [run] = await tx.all(
       `INSERT INTO scoring_runs
        SELECT run_id, model_version, scored_at, (SELECT count(*) FROM address_scores), $1,
-              (SELECT count(*) FROM scope_addresses), $2::JSON
+              (SELECT count(*) FROM address_scores WHERE address IN (SELECT address FROM scope_addresses)), $2::JSON
          FROM run_params
        RETURNING address_count, rescored_count, strftime(scored_at, '%Y-%m-%dT%H:%M:%SZ') AS scored_at`,
       [kind, recorded],

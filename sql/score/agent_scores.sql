@@ -15,7 +15,8 @@ WITH feedback_facts AS (
    GROUP BY chain, agent_id
 ),
 weighted AS (
-  SELECT chain, agent_id, sum(weight) AS feedback_weight, sum(weight * value_avg) AS weighted_sum
+  SELECT chain, agent_id, sum(weight::DECIMAL(18, 6))::DOUBLE AS feedback_weight,
+         sum(weight::DECIMAL(18, 6) * value_avg::DECIMAL(18, 6))::DOUBLE AS weighted_sum
     FROM run_feedback_weights GROUP BY chain, agent_id
 ),
 sharing AS (
@@ -26,7 +27,7 @@ dimensions AS (
          coalesce(f.candidate_as_payer + f.candidate_as_payee, 0) AS candidate_total,
          coalesce(ff.feedback_count, 0) AS feedback_count, coalesce(ff.client_count, 0) AS client_count,
          coalesce(w.feedback_weight, 0) AS feedback_weight,
-         CASE WHEN w.feedback_weight > 0 THEN w.weighted_sum / w.feedback_weight END AS weighted_feedback_avg,
+         CASE WHEN w.feedback_weight > 0 THEN round(w.weighted_sum / w.feedback_weight, 2) END AS weighted_feedback_avg,
          identity_dimension(a.metadata_quality, a.ens_name, a.website_url, a.website_reachable, a.github_url, a.github_stars) AS identity,
          activity_dimension(coalesce(f.verified_as_payer + f.verified_as_payee, 0), coalesce(f.candidate_as_payer + f.candidate_as_payee, 0),
                             coalesce(f.active_days, 0), coalesce(f.active_months, 0)) AS activity,

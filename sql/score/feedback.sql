@@ -23,7 +23,8 @@ WITH entries AS (
                       WHERE f.chain = i.chain AND f.agent_id = i.agent_id
                         AND f.client_address = i.client_address AND f.feedback_index = i.feedback_index)
 )
-SELECT e.*, feedback_rating(e.tag1, e.value, e.value_decimals) AS rating, feedback_group(e.tag1) AS tag_group
+-- Ratings are DECIMAL so sums and averages do not depend on the order rows are added in.
+SELECT e.*, feedback_rating(e.tag1, e.value, e.value_decimals)::DECIMAL(18, 6) AS rating, feedback_group(e.tag1) AS tag_group
   FROM entries e
  WHERE (e.chain, e.agent_id) IN (SELECT (chain, agent_id) FROM feedback_agents);
 
@@ -36,7 +37,7 @@ SELECT e.*, feedback_rating(e.tag1, e.value, e.value_decimals) AS rating, feedba
 --   no_payment_history  none of the above: a fresh address, as sybils are         0
 CREATE OR REPLACE TEMP TABLE run_feedback_weights AS
 WITH per_client AS (
-  SELECT chain, agent_id, client_address, count(*)::INTEGER AS feedback_count, avg(rating) AS value_avg
+  SELECT chain, agent_id, client_address, count(*)::INTEGER AS feedback_count, round(avg(rating), 4)::DOUBLE AS value_avg
     FROM run_feedback
    WHERE rating IS NOT NULL AND (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents)
    GROUP BY chain, agent_id, client_address

@@ -1,0 +1,163 @@
+// Scoring runs over a simulated devnet history (agents, x402 payments, honest and sybil feedback):
+// incremental runs give exactly what a full run gives, a sybil swarm cannot lift a score, the
+// operator score follows its tail-risk rule, and on-demand scoring of an unknown address.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDevnet, type Devnet } from '../devnet/index.ts';
+import { simulate, type SimulationTruth } from '../devnet/simulate.ts';
+import type { RegistrationServer } from '../devnet/registration-server.ts';
+import { loadConfig, type ChainConfig } from '../pipeline/config.ts';
+import { silentLogger } from '../pipeline/log.ts';
+import { openStore, type Store } from '../pipeline/store/store.ts';
+import { ingestChain } from '../pipeline/ingest/ingest-chain.ts';
+import { fetchMetadataJob } from '../pipeline/metadata/fetch-metadata-job.ts';
+import { runScoring } from '../pipeline/score/run.ts';
+import { tempDataDir } from './helpers/temp.ts';
+
+// Everything a run materialises, without the run ids (which differ between the two paths).
+const servingTables = {
+  agent_scores: 'SELECT * EXCLUDE (run_id) FROM agent_scores ORDER BY chain, agent_id',
+  feedback_weights: 'SELECT * EXCLUDE (run_id) FROM feedback_weights ORDER BY chain, agent_id, client_address',
+  chain_scores: 'SELECT * EXCLUDE (run_id) FROM chain_scores ORDER BY chain, address',
+  address_scores: 'SELECT * EXCLUDE (run_id) FROM address_scores ORDER BY address',
+  reputation_records: 'SELECT * EXCLUDE (run_id) FROM reputation_records ORDER BY address',
+};
+
+async function servingState(store: Store) {
+  const state: Record<string, unknown[]> = {};
+  for (const [name, sql] of Object.entries(servingTables)) state[name] = await store.read(sql);
+  return state;
+}
+
+describe('scoring runs over a simulated history', () => {
+  let devnet: Devnet;
+  let truth: SimulationTruth;
+  let registrations: RegistrationServer;
+  let chain: ChainConfig;
+  let incremental: Store;
+  let full: Store;
+  const unknownAddress = '0x00000000000000000000000000000000000c0ffe';
+  const onDevnet = { evmChain: 'devnet' };
+
+  const metadata = (store: Store) =>
+    fetchMetadataJob({ store, log: silentLogger }, { allowPrivateAddresses: true, ca: registrations.ca, concurrency: 4 });
+
+  beforeAll(async () => {
+    devnet = await startDevnet({ port: 0 });
+    const simulation = await simulate(devnet, { agents: 40, payments: 600, seed: 'scoring-runs' });
+    truth = simulation.truth;
+    registrations = simulation.registrationServer;
+    chain = loadConfig({ RPC_URL_DEVNET: devnet.rpcUrl }).chains.devnet!;
+    const head = truth.blocks.last;
+    const middle = Math.floor((truth.blocks.first + truth.blocks.last) / 2);
+
+    // Path 1: half the history, a full run; the rest, incremental runs (and one on demand).
+    incremental = await openStore({ dataDir: tempDataDir('scoring-incremental') });
+    await ingestChain({ store: incremental, chain: { ...chain, confirmations: head - middle }, log: silentLogger });
+    await metadata(incremental);
+    expect((await runScoring(incremental, onDevnet)).kind).toBe('full');
+    await ingestChain({ store: incremental, chain, log: silentLogger });
+    await metadata(incremental);
+    expect((await runScoring(incremental, onDevnet)).kind).toBe('incremental');
+    expect((await runScoring(incremental, { ...onDevnet, addresses: [unknownAddress] })).kind).toBe('addresses');
+    expect((await runScoring(incremental, onDevnet)).kind).toBe('incremental');
+
+    // Path 2: everything at once, one full run.
+    full = await openStore({ dataDir: tempDataDir('scoring-full') });
+    await ingestChain({ store: full, chain, log: silentLogger });
+    await metadata(full);
+    await full.write((tx) => tx.run(`INSERT INTO known_addresses VALUES ($1, 'evm', 'cli', utc_now())`, [unknownAddress]));
+    expect((await runScoring(full, onDevnet)).kind).toBe('full');
+  }, 240_000);
+
+  afterAll(async () => {
+    await incremental?.close();
+    await full?.close();
+    await registrations?.close();
+    await devnet?.close();
+  });
+
+  it('incremental runs materialise exactly what one full run does', async () => {
+    const expected = await servingState(full);
+    expect(expected.agent_scores).toHaveLength(truth.agents.length);
+    expect(await servingState(incremental)).toEqual(expected);
+  });
+
+  it('a second incremental run with no new input rescores nothing and changes nothing', async () => {
+    const before = await servingState(incremental);
+    const run = await runScoring(incremental, onDevnet);
+    expect(run).toMatchObject({ kind: 'incremental', rescoredCount: 0 });
+    expect(await servingState(incremental)).toEqual(before);
+  });
+
+  it('an address asked about before it was indexed gets a minimal entry', async () => {
+    const [row] = await incremental.read('SELECT chain, entity_type, reasons, candidate_as_payer, score FROM chain_scores WHERE address = $1', [unknownAddress]);
+    expect(row).toMatchObject({ chain: 'devnet', entity_type: 'unknown', reasons: ['no_indexed_activity'], candidate_as_payer: 0 });
+  });
+
+  it('sybil clients carry no weight: removing their feedback changes no score', async () => {
+    const sybils = new Set(truth.feedback.filter((f) => f.sybil).map((f) => f.client));
+    expect(sybils.size).toBeGreaterThan(0);
+    const weights = await full.read('SELECT client_address, weight, weight_reason FROM feedback_weights');
+    const sybilWeights = weights.filter((w) => sybils.has(w.client_address as `0x${string}`));
+    expect(sybilWeights.length).toBeGreaterThan(0);
+    for (const w of sybilWeights) expect(w).toMatchObject({ weight: 0, weight_reason: 'no_payment_history' });
+    // Honest clients paid the agent: full weight.
+    expect(weights.some((w) => w.weight_reason === 'paid_verified' && w.weight === 1)).toBe(true);
+
+    const scores = 'SELECT chain, agent_id, score, trust FROM agent_scores ORDER BY chain, agent_id';
+    const withSwarm = await full.read(scores);
+    const list = [...sybils].map((a) => `'${a}'`).join(', ');
+    await full.write((tx) => tx.run(`DELETE FROM feedback WHERE client_address IN (${list})`));
+    await runScoring(full, { ...onDevnet, full: true });
+    expect(await full.read(scores)).toEqual(withSwarm);
+  });
+
+  it('the operator score is the tail-risk mean of its agents, between their minimum and mean', async () => {
+    const owners = await full.read(
+      `SELECT s.address, s.score, s.operator_score, s.agent_count, list(a.score ORDER BY a.agent_id) AS agent_scores
+         FROM address_scores s JOIN agent_scores a ON a.owner = s.address
+        GROUP BY ALL`,
+    );
+    expect(owners.length).toBeGreaterThan(0);
+    for (const owner of owners) {
+      const scores = owner.agent_scores as number[];
+      const weights = scores.map((s) => Math.exp(-s / 30));
+      const expected = Math.round(scores.reduce((sum, s, i) => sum + s * weights[i]!, 0) / weights.reduce((a, b) => a + b, 0));
+      expect(owner.operator_score).toBe(expected);
+      expect(owner.score).toBe(expected);
+      expect(owner.agent_count).toBe(scores.length);
+      expect(expected).toBeGreaterThanOrEqual(Math.min(...scores));
+      expect(expected).toBeLessThanOrEqual(Math.round(scores.reduce((a, b) => a + b, 0) / scores.length));
+    }
+  });
+
+  it('payment addresses of registered agents are classified as agents; the rest by payment roles', async () => {
+    const rows = await full.read(
+      `SELECT c.address, c.entity_type, c.is_known_erc8004_agent, c.candidate_as_payer, c.candidate_as_payee
+         FROM chain_scores c`,
+    );
+    const paymentWallets = new Set(truth.agents.map((a) => a.paymentWallet));
+    for (const row of rows) {
+      if (paymentWallets.has(row.address as `0x${string}`)) {
+        expect(row).toMatchObject({ entity_type: 'agent', is_known_erc8004_agent: true });
+      } else if (Number(row.candidate_as_payer) > 0 && Number(row.candidate_as_payee) > 0) {
+        expect(row.entity_type).toBe('hybrid');
+      } else if (Number(row.candidate_as_payee) > 0) {
+        expect(row.entity_type).toBe('service');
+      }
+    }
+  });
+
+  it('stats of the run count what the serving tables hold', async () => {
+    const [stats] = await full.read(`SELECT body::VARCHAR AS body FROM run_stats WHERE name = 'v2' ORDER BY run_id DESC LIMIT 1`);
+    const body = JSON.parse(String(stats!.body));
+    expect(body.version).toBe('v2');
+    expect(body.erc8004.known_agents).toBe(truth.agents.length);
+    expect(body.payments.total_candidate_transactions).toBe(truth.totals.candidate);
+    expect(body.payments.total_verified_transactions).toBe(truth.totals.verified);
+    const [counts] = await full.read('SELECT count(*)::INTEGER AS n FROM address_scores');
+    expect(body.reputation.scored_addresses).toBe(counts!.n);
+    const grades = Object.values(body.reputation.score_distribution as Record<string, number>).reduce((a, b) => a + b, 0);
+    expect(grades).toBe(counts!.n);
+  });
+});
