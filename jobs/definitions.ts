@@ -49,8 +49,8 @@ export function defaultSchedules(config: Config): Schedule[] {
   ]);
   return [
     ...perChain,
+    // Each score run that changed something is exported as it commits: no export schedule.
     { scheduleId: 'score', jobName: 'score', jobData: {}, everySeconds: config.scoreIntervalSeconds },
-    { scheduleId: 'export', jobName: 'export', jobData: {}, everySeconds: 3600 },
     ...(config.sanctionsListSource
       ? [{ scheduleId: 'refresh-sanctions-list', jobName: 'refresh-sanctions-list' as const, jobData: {}, everySeconds: 3600 }]
       : []),

@@ -58,8 +58,9 @@ const handlers: Record<JobName, Handler> = {
 };
 
 /**
- * A scoring run, then its export for analysts. An on-demand run for one address is not exported:
- * the next scheduled run is, with everything it changed.
+ * A scoring run, then its export for analysts. Not exported: an on-demand run for one address
+ * (the next scheduled run is, with everything it changed), and a run that recomputed nothing
+ * (the newest export already holds the same state).
  */
 async function scoreJob(deps: JobDeps, args: { full?: boolean; address?: string }) {
   if (args.address !== undefined && !parseAddress(args.address)) {
@@ -70,7 +71,7 @@ async function scoreJob(deps: JobDeps, args: { full?: boolean; address?: string 
     addresses: args.address === undefined ? undefined : [args.address],
     evmChain: Object.keys(deps.config.chains)[0],
   });
-  if (run.kind === 'addresses') return run;
+  if (run.kind === 'addresses' || run.rescoredCount === 0) return run;
   const exported = await exportLatestRun(deps.store, deps.config.dataDir);
   return { ...run, exportDirectory: exported.directory };
 }
