@@ -1,0 +1,281 @@
+// Analyst access: each export is one consistent Parquet snapshot of the serving tables and facts
+// under DATA_DIR/exports/run=N/ with a `latest` pointer, and `reputation sql` reads only that
+// snapshot, read-only, locked to its directory, while the server holds the database.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { openStore, type Store } from '../pipeline/store/store.ts';
+import { exportLatestRun, keptRuns } from '../pipeline/export/export-run.ts';
+import { exportedTables } from '../pipeline/export/tables.ts';
+import { addresses, largeValue, writeFacts, writeScoringRun } from './helpers/export-fixture.ts';
+import { cliEnv, runCli, startServe, stopServe } from './helpers/cli.ts';
+import { tempDataDir } from './helpers/temp.ts';
+
+const exportedFiles = exportedTables.map((t) => `${t.name}.parquet`).sort();
+const { agentWallet, merchant, payer } = addresses;
+
+/** Runs `sql` on the Parquet files of `directory` in a scratch DuckDB, as an analyst's `duckdb` would. */
+async function readExport(directory: string, sql: string): Promise<Record<string, unknown>[]> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const conn = await instance.connect();
+  try {
+    for (const file of readdirSync(directory).filter((f) => f.endsWith('.parquet'))) {
+      await conn.run(`CREATE VIEW ${file.slice(0, -8)} AS FROM read_parquet('${path.join(directory, file)}', hive_partitioning = false)`);
+    }
+    return (await conn.runAndReadAll(sql)).getRowObjectsJson();
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+}
+
+async function scoredStore(label: string): Promise<{ store: Store; dataDir: string }> {
+  const dataDir = tempDataDir(label);
+  const store = await openStore({ dataDir, readConnections: 2 });
+  await writeScoringRun(store, 1, { [agentWallet]: 91, [merchant]: 60, [payer]: 20 });
+  await writeFacts(store);
+  return { store, dataDir };
+}
+
+describe('exportLatestRun', () => {
+  let store: Store;
+  let dataDir: string;
+  beforeAll(async () => ({ store, dataDir } = await scoredStore('export')));
+  afterAll(() => store?.close());
+  const exportsDir = () => path.join(dataDir, 'exports');
+
+  it('exports nothing before the first scoring run', async () => {
+    const empty = await openStore({ dataDir: tempDataDir('export-empty'), readConnections: 1 });
+    try {
+      expect(await exportLatestRun(empty, path.dirname(empty.file))).toEqual({ runId: null, directory: null });
+      expect(existsSync(path.join(path.dirname(empty.file), 'exports', 'latest'))).toBe(false);
+    } finally {
+      await empty.close();
+    }
+  });
+
+  it('writes every table whole, with rows of earlier runs, and points latest at the run', async () => {
+    // Run 2 is incremental: it rescored one address; the others keep their rows from run 1.
+    await writeScoringRun(store, 2, { [merchant]: 77 });
+    const result = await exportLatestRun(store, dataDir);
+    expect(result).toEqual({ runId: 2, directory: path.join(exportsDir(), 'run=2') });
+    expect(readdirSync(result.directory!).sort()).toEqual(exportedFiles);
+    expect(readFileSync(path.join(exportsDir(), 'latest'), 'utf8')).toBe('run=2\n');
+
+    const scores = await readExport(result.directory!, 'SELECT address, score, grade, run_id FROM scores ORDER BY address');
+    expect(scores).toEqual([
+      { address: agentWallet, score: 91, grade: 'A', run_id: 1 },
+      { address: merchant, score: 77, grade: 'B', run_id: 2 },
+      { address: payer, score: 20, grade: 'F', run_id: 1 },
+    ]);
+    expect(await readExport(result.directory!, 'SELECT count(*)::INTEGER AS n FROM chain_scores')).toEqual([{ n: 3 }]);
+    expect(await readExport(result.directory!, 'SELECT run_id, kind FROM runs ORDER BY run_id')).toEqual([
+      { run_id: 1, kind: 'full' },
+      { run_id: 2, kind: 'incremental' },
+    ]);
+    // stats: only the exported run's.
+    expect(await readExport(result.directory!, "SELECT run_id, name, body->>'run' AS run FROM stats")).toEqual([{ run_id: 2, name: 'v2', run: '2' }]);
+  });
+
+  it('keeps token values and agent ids exact (DECIMAL(38,0), not DOUBLE)', async () => {
+    const directory = path.join(exportsDir(), 'run=2');
+    const types = await readExport(directory, "SELECT column_name, column_type FROM (DESCRIBE payments) WHERE column_name IN ('value', 'amount_usdc')");
+    expect(types).toEqual([
+      { column_name: 'value', column_type: 'DECIMAL(38,0)' },
+      { column_name: 'amount_usdc', column_type: 'DOUBLE' },
+    ]);
+    const payments = await readExport(directory, 'SELECT payee, value::VARCHAR AS value, amount_usdc, verified, origin FROM payments ORDER BY block_time');
+    expect(payments).toEqual([
+      { payee: agentWallet, value: '2500000', amount_usdc: 2.5, verified: true, origin: 'import' },
+      { payee: merchant, value: largeValue, amount_usdc: Number(largeValue) / 1e6, verified: false, origin: 'import' },
+    ]);
+    for (const view of ['agent_scores', 'feedback_weights', 'feedback']) {
+      expect(await readExport(directory, `SELECT column_type FROM (DESCRIBE ${view}) WHERE column_name = 'agent_id'`)).toEqual([{ column_type: 'DECIMAL(38,0)' }]);
+    }
+  });
+
+  it('exports feedback from the chain and from files with its revocation', async () => {
+    const feedback = await readExport(
+      path.join(exportsDir(), 'run=2'),
+      'SELECT client_address, agent_id::INTEGER AS agent_id, value_scaled, tag1, given_at::VARCHAR AS given_at, revoked, origin FROM feedback ORDER BY client_address',
+    );
+    expect(feedback).toEqual([
+      { client_address: merchant, agent_id: 7, value_scaled: 60, tag1: 'uptime', given_at: '2026-01-04 00:00:00', revoked: false, origin: 'import' },
+      { client_address: payer, agent_id: 7, value_scaled: 87.5, tag1: 'starred', given_at: '2026-01-03 00:00:00', revoked: false, origin: 'chain' },
+      { client_address: addresses.sybil, agent_id: 7, value_scaled: 100, tag1: 'starred', given_at: '2026-01-03 00:00:00', revoked: true, origin: 'chain' },
+    ]);
+  });
+
+  it('is one snapshot when a run commits during the export', async () => {
+    const exporting = exportLatestRun(store, dataDir);
+    const scoring = writeScoringRun(store, 3, { [payer]: 55 });
+    const [result] = await Promise.all([exporting, scoring]);
+    const [runs] = await readExport(result.directory!, 'SELECT max(run_id) AS newest FROM runs');
+    const payerRow = await readExport(result.directory!, `SELECT run_id, score FROM scores WHERE address = '${payer}'`);
+    const stats = await readExport(result.directory!, 'SELECT run_id FROM stats');
+    // Whichever side of the commit the export read, every file agrees with its run id.
+    expect(runs!.newest).toBe(result.runId);
+    expect(payerRow).toEqual([result.runId === 3 ? { run_id: 3, score: 55 } : { run_id: 1, score: 20 }]);
+    expect(stats).toEqual([{ run_id: result.runId }]);
+  });
+
+  it('re-exporting a run replaces its directory and leaves nothing temporary behind', async () => {
+    const first = await exportLatestRun(store, dataDir);
+    await store.write((tx) =>
+      tx.run(`INSERT INTO imported_transfers VALUES ('imp_3', 'base', 103, TIMESTAMP '2026-01-05 00:00:00', '0x${'9'.repeat(64)}', 1, '0xusdc', '${payer}', '${merchant}', 1000000, '${payer}', true)`),
+    );
+    const again = await exportLatestRun(store, dataDir);
+    expect(again).toEqual(first);
+    expect(await readExport(again.directory!, 'SELECT count(*)::INTEGER AS n FROM payments')).toEqual([{ n: 3 }]);
+    expect(readdirSync(again.directory!).sort()).toEqual(exportedFiles);
+    expect(readdirSync(exportsDir()).filter((n) => n.includes('.tmp-') || n.includes('.old-'))).toEqual([]);
+  });
+
+  it(`keeps the newest ${keptRuns} runs and removes what a crashed export left`, async () => {
+    mkdirSync(path.join(exportsDir(), 'run=9.tmp-0123456789ab'));
+    writeFileSync(path.join(exportsDir(), 'latest.tmp-0123456789ab'), 'run=9\n');
+    for (const runId of [4, 5, 6]) {
+      await writeScoringRun(store, runId, { [payer]: 30 + runId });
+      expect((await exportLatestRun(store, dataDir)).runId).toBe(runId);
+    }
+    expect(readdirSync(exportsDir()).sort()).toEqual(['latest', 'run=4', 'run=5', 'run=6']);
+    expect(readFileSync(path.join(exportsDir(), 'latest'), 'utf8')).toBe('run=6\n');
+  });
+});
+
+describe('reputation sql', () => {
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+  const sql = (...args: string[]) => runCli(['sql', ...args], env);
+  beforeAll(async () => {
+    const scored = await scoredStore('analytics-sql');
+    dataDir = scored.dataDir;
+    env = cliEnv(dataDir);
+    try {
+      await exportLatestRun(scored.store, dataDir);
+    } finally {
+      await scored.store.close();
+    }
+  });
+
+  it('prints a table by default', async () => {
+    const result = await sql('SELECT address, score, grade FROM scores ORDER BY score DESC');
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe(
+      [
+        'address                                     score  grade',
+        '------------------------------------------  -----  -----',
+        `${agentWallet}  91     A`,
+        `${merchant}  60     C`,
+        `${payer}  20     F`,
+        '(3 rows)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('prints CSV and JSON lines, with --limit', async () => {
+    const csv = await sql('SELECT grade, count(*)::INTEGER AS n FROM scores GROUP BY grade ORDER BY grade', '--format', 'csv');
+    expect(csv.stdout).toBe('grade,n\nA,1\nC,1\nF,1\n');
+    const json = await sql(`SELECT weight_reason, sum(weight) AS weight FROM feedback_weights GROUP BY ALL ORDER BY weight DESC`, '--format', 'json', '--limit', '1');
+    expect(json.stdout).toBe('{"weight_reason":"paid_verified","weight":1}\n');
+    const empty = await sql("SELECT address FROM scores WHERE grade = 'Z'", '--format', 'csv');
+    expect(empty.stdout).toBe('address\n');
+  });
+
+  it('writes to --out instead of stdout, and Parquet with --format parquet', async () => {
+    const csvFile = path.join(dataDir, 'grades.csv');
+    const csv = await sql('SELECT grade FROM scores ORDER BY grade', '--format', 'csv', '--out', csvFile);
+    expect(csv).toMatchObject({ code: 0, stdout: '' });
+    expect(readFileSync(csvFile, 'utf8')).toBe('grade\nA\nC\nF\n');
+
+    const parquetFile = path.join(dataDir, 'out', 'payments.parquet');
+    mkdirSync(path.dirname(parquetFile));
+    for (const limit of ['2', '1']) {
+      // The second run overwrites the first file.
+      const parquet = await sql('SELECT * FROM payments ORDER BY block_time;', '--format', 'parquet', '--out', parquetFile, '--limit', limit);
+      expect(parquet).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    }
+    expect(await readExport(path.dirname(parquetFile), 'SELECT payee, value::VARCHAR AS value FROM payments')).toEqual([{ payee: agentWallet, value: '2500000' }]);
+    expect(readdirSync(path.dirname(parquetFile))).toEqual(['payments.parquet']);
+
+    const missing = await sql('SELECT 1', '--format', 'parquet');
+    expect(missing).toMatchObject({ code: 2, stderr: 'reputation: --format parquet needs --out <file>\n' });
+  });
+
+  it('answers DESCRIBE, SHOW TABLES and EXPLAIN', async () => {
+    const tables = await sql('SHOW TABLES', '--format', 'csv');
+    expect(tables.stdout.trim().split('\n').slice(1).sort()).toEqual(exportedTables.map((t) => t.name).sort());
+    expect((await sql('DESCRIBE scores', '--format', 'csv')).stdout).toMatch(/^column_name,column_type,.*\nrun_id,INTEGER,/);
+    expect((await sql('EXPLAIN SELECT * FROM chain_scores')).code).toBe(0);
+  });
+
+  it('refuses every statement but SELECT and EXPLAIN', async () => {
+    const writes = [
+      'DELETE FROM scores',
+      'DROP VIEW scores',
+      'CREATE TABLE t AS SELECT 1',
+      "COPY (SELECT 1) TO '/tmp/reputation-sql-escape.csv'",
+      "ATTACH '/tmp/reputation-sql-escape.duckdb' AS other",
+      'SET enable_external_access = true',
+      'EXPLAIN ANALYZE SELECT 1',
+      'INSTALL httpfs',
+    ];
+    const results = await Promise.all(writes.map((query) => sql(query)));
+    for (const result of results) {
+      expect(result).toMatchObject({ code: 1, stdout: '', stderr: 'reputation: only read-only queries (SELECT, EXPLAIN) are allowed\n' });
+    }
+    expect(existsSync('/tmp/reputation-sql-escape.csv')).toBe(false);
+    expect(existsSync('/tmp/reputation-sql-escape.duckdb')).toBe(false);
+  });
+
+  it('cannot read files outside the export directory', async () => {
+    const reads = {
+      '/etc/passwd': "SELECT * FROM read_csv('/etc/passwd')",
+      'reputation.duckdb': `SELECT * FROM read_parquet('${dataDir}/reputation.duckdb')`,
+      latest: `SELECT count(*) FROM read_text('${dataDir}/exports/latest')`,
+      // A path that starts inside the export directory and climbs out of it.
+      'reputation.wal': `SELECT count(*) FROM read_text('${dataDir}/exports/run=1/../../reputation.wal')`,
+    };
+    const results = await Promise.all(Object.values(reads).map((query) => sql(query)));
+    Object.keys(reads).forEach((file, i) => {
+      expect(results[i]!.code).toBe(1);
+      expect(results[i]!.stderr).toMatch(new RegExp(`^reputation: Permission Error: Cannot access file ".*${file}".*\\n$`));
+    });
+  });
+
+  it('takes exactly one statement, and reports DuckDB errors on one line', async () => {
+    expect(await sql('SELECT 1; SELECT 2')).toMatchObject({ code: 1, stderr: 'reputation: give exactly one SQL statement\n' });
+    const bad = await sql('SELEC nonsense');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^reputation: .*Parser Error: syntax error at or near "SELEC"\n$/);
+    const unknown = await sql('SELECT * FROM address_scores');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^reputation: Catalog Error: Table with name address_scores does not exist/);
+  });
+
+  it('works while the server holds the database', async () => {
+    const serve = await startServe(dataDir, env);
+    try {
+      const result = await sql(`SELECT count(*)::INTEGER AS n FROM payments WHERE verified`, '--format', 'json');
+      expect(result).toMatchObject({ code: 0, stdout: '{"n":1}\n', stderr: '' });
+    } finally {
+      expect(await stopServe(serve)).toBe(0);
+    }
+  });
+
+  it('says how to get an export when there is none', async () => {
+    const empty = tempDataDir('analytics-sql-empty');
+    const result = await runCli(['sql', 'SELECT 1'], cliEnv(empty));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`reputation: no export in ${path.join(empty, 'exports')} yet: run \`reputation score\`, then \`reputation export\`\n`);
+  });
+
+  it('lists the views in its help', async () => {
+    const help = await sql('--help');
+    expect(help.code).toBe(0);
+    for (const table of exportedTables) expect(help.stdout).toContain(`  ${table.name} `);
+  });
+});
