@@ -4,15 +4,17 @@ import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../pipeline/config.ts';
 import { createLogger } from '../pipeline/log.ts';
 import { StoreLockedError, WalRecoveryError } from '../pipeline/store/errors.ts';
+import { ExportQueryError } from '../pipeline/export/query-exports.ts';
 import { planNames } from '../api/plans.ts';
 import { OperationInputError } from '../api/admin/operations.ts';
 import { registerJobCommands } from './jobs.ts';
 import { registerImportCommand } from './import.ts';
+import { registerSqlCommand } from './sql.ts';
 import { UsageError } from './usage-error.ts';
 import { wholeNumber } from './whole-number.ts';
 import { closeOnSignals, startServer } from '../api/server.ts';
 import { runOperation } from './operations-client.ts';
-import { printAccount, printRows } from './output.ts';
+import { printAccount } from './output.ts';
 import { runDemo } from './demo.ts';
 import { DEFAULT_AGENTS, DEFAULT_DAYS, DEFAULT_PAYMENTS, parseDays, runDevnet, type DevnetCommandOptions } from './devnet.ts';
 
@@ -55,6 +57,7 @@ program
 
 registerJobCommands(program, config, log);
 registerImportCommand(program, config, log);
+registerSqlCommand(program, config);
 
 const accounts = program.command('accounts').description('manage API accounts');
 accounts
@@ -68,18 +71,7 @@ accounts
     printAccount(created as { id: string; api_key: string; plan: string }, Boolean(opts.json));
   });
 
-program
-  .command('sql')
-  .description('run one read-only SQL query against the database and print the result')
-  .argument('<query>', 'a SELECT or EXPLAIN statement')
-  .addOption(new Option('--format <format>', 'output format').choices(['table', 'csv', 'json']).default('table'))
-  .option('--limit <rows>', 'print at most this many rows', positiveInt)
-  .action(async (query: string, opts: { format: 'table' | 'csv' | 'json'; limit?: number }) => {
-    const result = (await runOperation(config(), log, 'sql', { query })) as { rows: Record<string, unknown>[] };
-    printRows(opts.limit === undefined ? result.rows : result.rows.slice(0, opts.limit), opts.format);
-  });
-
-const knownFailures = [ConfigError, StoreLockedError, WalRecoveryError, OperationInputError];
+const knownFailures = [ConfigError, StoreLockedError, WalRecoveryError, OperationInputError, ExportQueryError];
 
 try {
   await program.parseAsync(process.argv);

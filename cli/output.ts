@@ -7,9 +7,9 @@ export function printRows(value: unknown, format: 'table' | 'csv' | 'json'): voi
   process.stdout.write(formatRows(rows, format));
 }
 
-export function formatRows(rows: Rows, format: 'table' | 'csv' | 'json'): string {
+/** `columns` gives the header even when there are no rows; by default the rows' keys. */
+export function formatRows(rows: Rows, format: 'table' | 'csv' | 'json', columns = [...new Set(rows.flatMap((r) => Object.keys(r)))]): string {
   if (format === 'json') return rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : '');
-  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
   if (format === 'csv') {
     const quote = (s: string) => (/[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s);

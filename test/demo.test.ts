@@ -66,8 +66,10 @@ describe('reputation devnet + ingest + score without a server', () => {
       expect(ingest.stdout).toMatch(/devnet\s+identity\s+0/);
       // Not a terminal: progress comes as plain lines (blocks done of total, logs/s, ETA).
       expect(ingest.stderr).toMatch(/^progress 100% (\d+)\/\1 blocks \d+\/s ETA 0s devnet\/token \d+ logs$/m);
-      expect((await runCli(['score'], env)).stdout).toMatch(/runId\s+addressCount\s+scoredAt/);
-      const facts = await runCli(['sql', `SELECT (SELECT count(*) FROM x402_payments)::INTEGER AS payments, (SELECT count(*) FROM agent_registrations)::INTEGER AS agents, (SELECT count(*) FROM address_scores)::INTEGER AS scored`, '--format', 'json'], env);
+      // A scoring run is exported for analysts at once; `reputation sql` reads that export, not the database.
+      const score = await runCli(['score'], env);
+      expect(score.stdout).toMatch(/runId\s+kind\s+addressCount\s+rescoredCount\s+scoredAt\s+exportDirectory\n.*\n1\s+full\s.*\/exports\/run=1\n/);
+      const facts = await runCli(['sql', `SELECT (SELECT count(*) FROM payments)::INTEGER AS payments, (SELECT count(*) FROM agent_scores)::INTEGER AS agents, (SELECT count(*) FROM chain_scores)::INTEGER AS scored`, '--format', 'json'], env);
       expect(JSON.parse(facts.stdout)).toEqual({ payments: truth.totals.candidate, agents: truth.totals.agents, scored: Object.keys(truth.addresses).length });
     } finally {
       devnet.child.kill('SIGTERM');

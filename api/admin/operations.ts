@@ -1,9 +1,7 @@
-// State-changing (and analyst) commands of the CLI. Each runs against a Store, either in the CLI
+// State-changing commands of the CLI. Each runs against a Store, either in the CLI
 // process (no server running) or inside `reputation serve` through its admin endpoint, so the
 // output is the same either way.
 import { z } from 'zod';
-import { StatementType } from '@duckdb/node-api';
-import { readRows } from '../../pipeline/store/rows.ts';
 import { createAccount, type ApiKeyIndex } from '../accounts.ts';
 import { planNames } from '../plans.ts';
 import { JobInputError } from '../../jobs/handlers.ts';
@@ -22,8 +20,6 @@ export interface OperationContext extends JobsContext {
 export class OperationInputError extends Error {
   override name = 'OperationInputError';
 }
-
-const readOnlyStatements = new Set<StatementType>([StatementType.SELECT, StatementType.EXPLAIN]);
 
 export const operations = {
   'accounts.create': {
@@ -47,32 +43,6 @@ export const operations = {
         throw err;
       }
     },
-  },
-  sql: {
-    input: z.object({ query: z.string().min(1) }),
-    run: (ctx: OperationContext, args: { query: string }) =>
-      ctx.store.withReadConnection(async (conn) => {
-        // A query DuckDB rejects is the caller's mistake: report DuckDB's message as bad input.
-        const statements = await conn.extractStatements(args.query).catch((err: Error) => {
-          throw new OperationInputError(err.message);
-        });
-        if (statements.count !== 1) throw new OperationInputError('give exactly one SQL statement');
-        const prepared = await statements.prepare(0).catch((err: Error) => {
-          throw new OperationInputError(err.message);
-        });
-        try {
-          // EXPLAIN ANALYZE runs the statement it explains, so it is only read-only for a SELECT: refuse it.
-          if (!readOnlyStatements.has(prepared.statementType) || /^\s*explain\s+analy[sz]e\b/i.test(args.query)) {
-            throw new OperationInputError('only read-only queries (SELECT, EXPLAIN) are allowed');
-          }
-          const reader = await prepared.runAndReadAll().catch((err: Error) => {
-            throw new OperationInputError(err.message);
-          });
-          return { columns: reader.columnNames(), rows: readRows(reader) };
-        } finally {
-          prepared.destroySync();
-        }
-      }),
   },
 } as const;
 
