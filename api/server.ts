@@ -29,6 +29,8 @@ export interface RunningServer {
 export interface ServerOptions {
   /** Block-range readers inside the owner when REDIS_URL is set (0: only separate workers read). */
   ioWorkersInOwner?: number;
+  /** The API's clock (score status, the view variant's recency); tests move it. */
+  now?: () => Date;
 }
 
 export async function startServer(config: Config, log: Logger, options: ServerOptions = {}): Promise<RunningServer> {
@@ -49,7 +51,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     throw err;
   }
 
-  const api = http.createServer(createApp({ store, keys, log, signupUrl: config.signupUrl }).callback());
+  const api = http.createServer(createApp({ store, keys, log, signupUrl: config.signupUrl, now: options.now }).callback());
   const adminToken = newSecret('adm_');
   const admin = http.createServer(createAdminApp({ store, config, log: log.child('admin'), keys, runs, jobs }, adminToken).callback());
   // Node's default keep-alive would hold close() open for idle clients; 5 s is plenty locally.

@@ -1,0 +1,133 @@
+// GET /v1/reputation/{address} beyond the happy path: status (scored, stale, known_unscored), the
+// 2.8 view variant with its policy and plan rules, and the errors of the variant.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { loadConfig } from '../pipeline/config.ts';
+import { silentLogger } from '../pipeline/log.ts';
+import { startServer, type RunningServer } from '../api/server.ts';
+import { createAccount } from '../api/accounts.ts';
+import { cliEnv, repoRoot, runCli } from './helpers/cli.ts';
+import { tempDataDir } from './helpers/temp.ts';
+
+// From test/fixtures/import/transfers.csv: paid once through a known facilitator (2025-11-03).
+const payee = '0x74f29ee5e3abd86b4d83a8f41eb26857e5ceef0c';
+const payer = '0x55fb6e92683190f4cade79f1b676ed77b599fbed';
+const solana = 'awF1tyZBDfKCYFYkyrsjVbDSdiduVJECqra5UrUTQCh';
+
+describe('reputation lookups: status and the view variant', () => {
+  const dataDir = tempDataDir('reputation-lookup');
+  let server: RunningServer;
+  let keys: { free: string; paid: string };
+  let now = new Date('2025-11-20T00:00:00Z');
+
+  beforeAll(async () => {
+    const imported = await runCli(['import', path.join(repoRoot, 'test/fixtures/import/transfers.csv'), '--kind', 'transfers'], cliEnv(dataDir));
+    expect(imported.code).toBe(0);
+    server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0' }), silentLogger, { now: () => now });
+    await (await server.jobs.run('score', {})).done;
+    // The run is "now" for the status rules: move the clock to just after it.
+    const [run] = await server.store.read(`SELECT strftime(scored_at, '%Y-%m-%dT%H:%M:%SZ') AS t FROM scoring_runs ORDER BY run_id DESC LIMIT 1`);
+    now = new Date(Date.parse(String(run!.t)) + 60_000);
+    keys = {
+      free: (await createAccount(server.store, { plan: 'free' }, server.keys)).api_key,
+      paid: (await createAccount(server.store, { plan: 'growth' }, server.keys)).api_key,
+    };
+  });
+  afterAll(() => server?.close());
+
+  const lookup = async (address: string, key: string, query = '') => {
+    const res = await fetch(`${server.url}/v1/reputation/${address}${query}`, { headers: { 'X-API-Key': key } });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+  };
+
+  it('a record is scored within 24 h of the newest run, stale after', async () => {
+    expect((await lookup(payee, keys.paid)).body.score.status).toBe('scored');
+    const saved = now;
+    now = new Date(now.getTime() + 25 * 3_600_000);
+    try {
+      const stale = (await lookup(payee, keys.paid)).body;
+      expect(stale.score.status).toBe('stale');
+      expect(stale.chains[0].score.status).toBe('stale');
+      const variant = await lookup(payee, keys.paid, '?view=summary');
+      expect(variant.status).toBe(503);
+      expect(variant.body.error.code).toBe('stale_data');
+    } finally {
+      now = saved;
+    }
+  });
+
+  it('an address known to the index but never scored is known_unscored', async () => {
+    const address = '0x00000000000000000000000000000000000000b0';
+    await server.store.write((tx) => tx.run(`INSERT INTO known_addresses VALUES ($1, 'evm', 'assess', utc_now())`, [address]));
+    const { status, body } = await lookup(address, keys.paid);
+    expect(status).toBe(200);
+    expect(body.score).toEqual({ value: null, grade: null, scored_at: null, status: 'known_unscored', version: 'v1' });
+    expect(body.chains).toEqual([]);
+    // Scoring it on demand gives it a minimal record on the default chain.
+    await (await server.jobs.run('score', { address })).done;
+    const scored = (await lookup(address, keys.paid)).body;
+    expect(scored.score).toMatchObject({ value: 13, grade: 'F', status: 'scored' });
+    expect(scored.chains[0].classification).toMatchObject({ entity_type: 'unknown', reasons: ['no_indexed_activity'] });
+  });
+
+  it('view=summary has the 2.8 summary fields and a 300 s cache', async () => {
+    const { status, headers, body } = await lookup(payee, keys.free, '?view=summary');
+    expect(status).toBe(200);
+    expect(Object.keys(body).sort()).toEqual(
+      ['address', 'cache', 'computed_at', 'data_through', 'grade', 'highlights', 'model_version', 'preview', 'score'].sort(),
+    );
+    expect(body).toMatchObject({
+      address: payee,
+      model_version: 'v1',
+      data_through: { chain: 'base', block: null },
+      cache: { ttl_seconds: 300 },
+      highlights: { total_transactions: 1, unique_counterparties: 1, total_volume_usdc: 1, last_seen: '2025-11-03T10:15:00Z' },
+    });
+    expect(body.preview).toEqual({ allow_hint: false, grade_hint: body.grade });
+    expect(headers.get('cache-control')).toBe('private, max-age=300');
+  });
+
+  it('view=full adds decision, factors, metrics, identity, attestation and billing', async () => {
+    const { body } = await lookup(payee, keys.paid, '?view=full');
+    expect(body.cache).toEqual({ ttl_seconds: 60 });
+    expect(body.decision).toEqual({
+      allow: false,
+      reasons: ['below_min_transactions', 'stale_activity', 'low_diversity', 'grade_below_threshold'],
+      policy: { min_grade: 'C', min_transactions: 10 },
+    });
+    expect(Object.keys(body.factors)).toEqual(['volume', 'diversity', 'consistency', 'recency', 'tenure']);
+    for (const factor of Object.values(body.factors) as { score: number; weight: number }[]) {
+      expect(factor.score).toBeGreaterThanOrEqual(0);
+      expect(factor.score).toBeLessThanOrEqual(100);
+    }
+    expect(body.factors.recency.raw.days_since_last_seen).toBe(Math.floor((now.getTime() - Date.parse('2025-11-03T10:15:00Z')) / 86_400_000));
+    expect(body.metrics).toMatchObject({ total_transactions: 1, first_seen: '2025-11-03T10:15:00Z', avg_latency_ms: null });
+    expect(body).toMatchObject({ identity: null, attestation: { status: 'none' }, billing: { tier: 'growth' } });
+  });
+
+  it('the policy decides: a lenient one allows, and preview follows it', async () => {
+    const { body } = await lookup(payer, keys.paid, '?view=full&min_grade=F&min_transactions=1');
+    expect(body.decision.allow).toBe(true);
+    expect(body.decision.reasons).toContain('sufficient_transaction_history');
+    expect(body.decision.policy).toEqual({ min_grade: 'F', min_transactions: 1 });
+    expect(body.preview.allow_hint).toBe(true);
+  });
+
+  it('paid-only parameters on the free plan answer 402; bad parameters 400; Solana has no variant', async () => {
+    for (const query of ['?view=full', '?min_grade=B', '?view=summary&min_transactions=3']) {
+      const res = await lookup(payee, keys.free, query);
+      expect(res.status).toBe(402);
+      expect(res.body.error.code).toBe('payment_required');
+    }
+    for (const query of ['?view=detailed', '?min_grade=E', '?min_transactions=-1', '?min_transactions=two']) {
+      const res = await lookup(payee, keys.paid, query);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('bad_request');
+    }
+    const sol = await lookup(solana, keys.paid, '?view=summary');
+    expect(sol.status).toBe(400);
+    expect(sol.body.error.code).toBe('invalid_address');
+    // Without the variant a Solana address is served the 2.7 record.
+    expect((await lookup(solana, keys.paid)).body.subject.chains).toEqual(['solana']);
+  });
+});
