@@ -51,15 +51,16 @@ export async function runDemo(base: Config, log: Logger): Promise<void> {
     keys.push(account.api_key);
     lines.push(`demo account ${account.id}  plan ${plan.padEnd(10)}  X-API-Key: ${account.api_key}`);
   }
-  const { busiest, quietest } = exampleAddresses(simulation.truth);
+  const { busiest, quietest, operator } = exampleAddresses(simulation.truth);
   const { totals } = simulation.truth;
   lines.push(
     '',
     `Simulated: ${totals.agents} ERC-8004 agents, ${totals.candidate} x402 payments (${totals.verified} verified), ${totals.feedback} feedback (${totals.sybilFeedback} from sybils).`,
-    'Try (the free key gets the redacted record, a paid key the full one):',
+    'Try (the free key gets the redacted record, a paid key the full one; the busiest agent, a merchant paid once, an operator of several agents):',
     `  curl -s -H 'X-API-Key: ${keys[0]}' ${server.url}/v1/reputation/${busiest}`,
     `  curl -s -H 'X-API-Key: ${keys[2]}' ${server.url}/v1/reputation/${busiest}`,
     `  curl -s -H 'X-API-Key: ${keys[2]}' ${server.url}/v1/reputation/${quietest}`,
+    `  curl -s -H 'X-API-Key: ${keys[2]}' '${server.url}/v1/reputation/${operator}?view=full&min_grade=D'`,
     `  curl -s ${server.url}/health`,
     `  npx reputation jobs list`,
     '',
@@ -78,10 +79,13 @@ export async function runDemo(base: Config, log: Logger): Promise<void> {
   );
 }
 
-/** The address paid most often, and one paid exactly once. */
-function exampleAddresses(truth: SimulationTruth): { busiest: string; quietest: string } {
+/** The agent payment address paid most often, an address paid exactly once, and the operator with the most agents. */
+function exampleAddresses(truth: SimulationTruth): { busiest: string; quietest: string; operator: string } {
+  const agentWallets = new Set<string>(truth.agents.map((a) => a.paymentWallet));
   const payees = Object.entries(truth.addresses).filter(([, f]) => f.candidate_as_payee > 0);
   payees.sort(([a, fa], [b, fb]) => fb.verified_as_payee - fa.verified_as_payee || a.localeCompare(b));
-  const quiet = payees.filter(([, f]) => f.candidate_as_payee === 1 && f.candidate_as_payer === 0);
-  return { busiest: payees[0]![0], quietest: (quiet[0] ?? payees.at(-1)!)[0] };
+  const busiest = payees.find(([a]) => agentWallets.has(a)) ?? payees[0]!;
+  const quiet = payees.filter(([a, f]) => f.candidate_as_payee === 1 && f.candidate_as_payer === 0 && !agentWallets.has(a));
+  const operators = Object.entries(truth.operators).sort(([a, x], [b, y]) => y.length - x.length || a.localeCompare(b));
+  return { busiest: busiest[0], quietest: (quiet[0] ?? payees.at(-1)!)[0], operator: operators[0]![0] };
 }

@@ -32,7 +32,7 @@ describe('npm run demo', () => {
       for (const line of accounts) expect(line).toMatch(/X-API-Key: rpk_[A-Za-z0-9]{32}$/);
 
       const curls = out.split('\n').filter((l) => l.trim().startsWith('curl ')).map((l) => l.trim());
-      expect(curls.length).toBeGreaterThanOrEqual(3);
+      expect(curls.length).toBeGreaterThanOrEqual(4);
       const run = (command: string) => JSON.parse(execFileSync('sh', ['-c', command], { encoding: 'utf8' }));
       const free = run(curls[0]!);
       const paid = run(curls[1]!);
@@ -43,6 +43,8 @@ describe('npm run demo', () => {
       const quiet = run(curls[2]!);
       expect(quiet.chains[0].activity.total_candidate_transactions).toBe(1);
       expect(quiet.score.value).toBeLessThan(paid.score.value);
+      const operator = run(curls[3]!);
+      expect(operator).toMatchObject({ model_version: 'v1', decision: { policy: { min_grade: 'D' } }, identity: { registered_agent: true } });
       expect(out).toMatch(/Simulated: 40 ERC-8004 agents, 300 x402 payments/);
     } finally {
       demo.child.kill('SIGINT');
