@@ -22,5 +22,5 @@ SELECT chain, address,
        min(block_time) FILTER (verified)                              AS first_verified_tx_at,
        max(block_time) FILTER (verified)                              AS last_verified_tx_at
   FROM run_sides
- WHERE address IN (SELECT address FROM fact_addresses)
+ WHERE (SELECT is_full FROM run_params) OR address IN (SELECT address FROM fact_addresses)
  GROUP BY chain, address;
