@@ -17,7 +17,7 @@ interface SqlOptions {
   limit?: number;
 }
 
-const viewList = exportedTables.map((t) => `  ${t.name.padEnd(17)}${t.about}`).join('\n');
+const viewList = exportedTables.map((t) => `  ${t.name.padEnd(18)}${t.about}`).join('\n');
 
 export function registerSqlCommand(program: Command, config: () => Config): void {
   program
