@@ -39,7 +39,7 @@ describe('scoring runs over a simulated history', () => {
   const onDevnet = { evmChain: 'devnet' };
 
   const metadata = (store: Store) =>
-    fetchMetadataJob({ store, log: silentLogger }, { allowPrivateAddresses: true, ca: registrations.ca, concurrency: 4 });
+    fetchMetadataJob({ store, log: silentLogger }, { allowPrivateAddresses: true, ca: registrations.caPem, concurrency: 4 });
 
   beforeAll(async () => {
     devnet = await startDevnet({ port: 0 });
@@ -79,6 +79,9 @@ describe('scoring runs over a simulated history', () => {
   it('incremental runs materialise exactly what one full run does', async () => {
     const expected = await servingState(full);
     expect(expected.agent_scores).toHaveLength(truth.agents.length);
+    // Registration files were fetched (identity and capability have real input to carry).
+    const [files] = await full.read(`SELECT count(*) FILTER (metadata_quality = 'real')::INTEGER AS real FROM agent_scores`);
+    expect(files!.real).toBeGreaterThan(0);
     expect(await servingState(incremental)).toEqual(expected);
   });
 
