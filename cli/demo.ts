@@ -12,7 +12,8 @@ import { forgetChainFrom } from '../pipeline/ingest/forget-chain.ts';
 import type { PlanName } from '../api/plans.ts';
 import type { JobName } from '../jobs/definitions.ts';
 import type { SimulationTruth } from '../devnet/simulate-truth.ts';
-import { DEFAULT_DAYS, startSimulatedDevnet } from './devnet.ts';
+import { startSimulatedDevnet } from './devnet.ts';
+import { DEFAULT_DAYS } from './devnet-options.ts';
 
 const demoPlans: PlanName[] = ['free', 'starter', 'pro', 'enterprise'];
 // Hundreds of agents and thousands of payments, in about half a minute on a 2-core machine.

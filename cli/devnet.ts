@@ -2,28 +2,12 @@
 // x402 payments and feedback, for ingesting from another terminal.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { wholeNumber } from './whole-number.ts';
 import type { Config } from '../pipeline/config.ts';
 import type { Logger } from '../pipeline/log.ts';
 import { startDevnet, type Devnet } from '../devnet/index.ts';
-import { DEFAULT_SIMULATION_DAYS, simulate, type Simulation } from '../devnet/simulate.ts';
+import { simulate, type Simulation } from '../devnet/simulate.ts';
+import type { DevnetCommandOptions } from './devnet-options.ts';
 import { closeOnSignals } from '../api/server.ts';
-
-export interface DevnetCommandOptions {
-  agents: number;
-  /** false with --no-payments. */
-  payments: number | false;
-  seed: string;
-  days: number;
-  truth?: string;
-}
-
-export const DEFAULT_AGENTS = 24;
-export const DEFAULT_PAYMENTS = 200;
-export const DEFAULT_DAYS = DEFAULT_SIMULATION_DAYS;
-
-/** commander parser for --days: the simulation needs a week at least. */
-export const parseDays = wholeNumber(7);
 
 const DAY_MS = 86_400_000;
 

@@ -6,10 +6,8 @@ import type { Logger } from '../pipeline/log.ts';
 import { jobNames, type JobName } from '../jobs/definitions.ts';
 import { sourceNames } from '../pipeline/ingest/sources.ts';
 import { readAdminEndpoint } from '../api/admin/files.ts';
-import { OperationInputError } from '../api/admin/operations.ts';
+import { OperationInputError } from '../api/admin/operation-input-error.ts';
 import type { JobProgress } from '../jobs/run-log.ts';
-import { startIoWorker } from '../jobs/bullmq/io-worker.ts';
-import { closeOnSignals } from '../api/server.ts';
 import { runOperation } from './operations-client.ts';
 import { createProgressReporter } from './progress.ts';
 import { printRows } from './output.ts';
@@ -100,6 +98,7 @@ export function registerJobCommands(program: Command, config: () => Config, log:
     .description('process block-range reads from the job queue (needs REDIS_URL and the chains\' RPC_URL_<CHAIN>); never opens the database')
     .option('--concurrency <n>', 'jobs processed at once', count, 4)
     .action(async (opts: { concurrency: number }) => {
+      const [{ startIoWorker }, { closeOnSignals }] = await Promise.all([import('../jobs/bullmq/io-worker.ts'), import('../api/server.ts')]);
       const worker = startIoWorker(config(), log.child('worker'), opts);
       await worker.waitUntilReady();
       log.info('worker ready', { concurrency: opts.concurrency });

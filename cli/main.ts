@@ -6,17 +6,15 @@ import { createLogger } from '../pipeline/log.ts';
 import { StoreLockedError, WalRecoveryError } from '../pipeline/store/errors.ts';
 import { ExportQueryError } from '../pipeline/export/query-exports.ts';
 import { planNames } from '../api/plans.ts';
-import { OperationInputError } from '../api/admin/operations.ts';
+import { OperationInputError } from '../api/admin/operation-input-error.ts';
 import { registerJobCommands } from './jobs.ts';
 import { registerImportCommand } from './import.ts';
 import { registerSqlCommand } from './sql.ts';
 import { UsageError } from './usage-error.ts';
 import { wholeNumber } from './whole-number.ts';
-import { closeOnSignals, startServer } from '../api/server.ts';
 import { runOperation } from './operations-client.ts';
 import { printAccount } from './output.ts';
-import { runDemo } from './demo.ts';
-import { DEFAULT_AGENTS, DEFAULT_DAYS, DEFAULT_PAYMENTS, parseDays, runDevnet, type DevnetCommandOptions } from './devnet.ts';
+import { DEFAULT_AGENTS, DEFAULT_DAYS, DEFAULT_PAYMENTS, parseDays, type DevnetCommandOptions } from './devnet-options.ts';
 
 const log = createLogger();
 const program = new Command('reputation')
@@ -32,6 +30,7 @@ program
   .command('serve')
   .description('run the API and own the database (PORT, DATA_DIR, RPC_URL_<CHAIN>)')
   .action(async () => {
+    const { closeOnSignals, startServer } = await import('../api/server.ts');
     const server = await startServer(config(), log);
     await closeOnSignals(server, log);
   });
@@ -39,7 +38,7 @@ program
 program
   .command('demo')
   .description('start a local devnet with x402 payments, ingest and score it, and serve the API with demo keys')
-  .action(async () => runDemo(config(), log));
+  .action(async () => (await import('./demo.ts')).runDemo(config(), log));
 
 program
   .command('devnet')
@@ -53,7 +52,7 @@ program
   .option('--seed <seed>', 'the same seed gives the same history', 'devnet')
   .option('--days <count>', 'days of block time the history spans, ending two days ago', parseDays, DEFAULT_DAYS)
   .option('--truth <file>', 'write the ground truth (per-address facts, agents, feedback) to this JSON file')
-  .action(async (opts: DevnetCommandOptions) => runDevnet(config(), log, opts));
+  .action(async (opts: DevnetCommandOptions) => (await import('./devnet.ts')).runDevnet(config(), log, opts));
 
 registerJobCommands(program, config, log);
 registerImportCommand(program, config, log);

@@ -6,7 +6,8 @@ import type { Logger } from '../pipeline/log.ts';
 import { openStore } from '../pipeline/store/store.ts';
 import { StoreLockedError } from '../pipeline/store/errors.ts';
 import { readAdminEndpoint, type AdminEndpoint } from '../api/admin/files.ts';
-import { OperationInputError, runOperationIn, type OperationName } from '../api/admin/operations.ts';
+import type { OperationName } from '../api/admin/operations.ts';
+import { OperationInputError } from '../api/admin/operation-input-error.ts';
 import { createRunLog, type JobProgress } from '../jobs/run-log.ts';
 
 // A server that is starting holds the lock before its admin endpoint listens: wait that long.
@@ -30,6 +31,9 @@ export async function runOperation(
       try {
         const store = await openStore({ dataDir: config.dataDir, readConnections: 1 });
         try {
+          // Loaded only here: the operations pull in ingestion and viem, which a command going
+          // through the server's admin endpoint does not need.
+          const { runOperationIn } = await import('../api/admin/operations.ts');
           return await runOperationIn({ store, config, log, runs: createRunLog(store), onProgress }, name, args);
         } finally {
           await store.close();

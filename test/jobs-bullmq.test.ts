@@ -98,7 +98,7 @@ describe('BullMQ runner', () => {
 
     await (await server.jobs.run('score', {})).done;
     const res = await fetch(`${server.url}/v1/reputation/${scenario.roles.heavyMerchant}`, { headers: { 'X-API-Key': key } });
-    expect(((await res.json()) as { score: { grade: string } }).score.grade).toBe('C');
+    expect(((await res.json()) as { score: { grade: string } }).score.grade).toBe('D');
     expect(await stopWorker(worker)).toBe(0);
   });
 

@@ -2,7 +2,8 @@
 // authenticated by the bearer token from DATA_DIR/admin.token. Bound to 127.0.0.1 only.
 import Koa from 'koa';
 import { secretsEqual } from '../secrets.ts';
-import { isOperationName, OperationInputError, runOperationIn, type OperationContext } from './operations.ts';
+import { isOperationName, runOperationIn, type OperationContext } from './operations.ts';
+import { OperationInputError } from './operation-input-error.ts';
 import { QueueUnavailableError } from '../../jobs/bullmq/connection.ts';
 
 const maxBodyBytes = 1 << 20;

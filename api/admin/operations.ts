@@ -1,6 +1,7 @@
 // State-changing commands of the CLI. Each runs against a Store, either in the CLI
 // process (no server running) or inside `reputation serve` through its admin endpoint, so the
 // output is the same either way.
+import { OperationInputError } from './operation-input-error.ts';
 import { z } from 'zod';
 import { createAccount, type ApiKeyIndex } from '../accounts.ts';
 import { planNames } from '../plans.ts';
@@ -17,9 +18,6 @@ export interface OperationContext extends JobsContext {
   keys?: ApiKeyIndex;
 }
 
-export class OperationInputError extends Error {
-  override name = 'OperationInputError';
-}
 
 export const operations = {
   'accounts.create': {

@@ -16,7 +16,11 @@ export interface FetchChunkJobData {
 
 export type FetchChunkJobResult = { chunk: string } | { rangeTooLarge: true; message: string; suggestedBlocks: string | null };
 
-const waitMs = 15_000;
+// How long one wait for the job's completion event lasts before the job is looked up again. Short:
+// across a Redis restart the owner's QueueEvents can miss completion events (its blocking read of
+// the events stream is cut; seen in test/jobs-bullmq.test.ts), and then only the look-up at the
+// start of each wait notices that the job finished.
+const waitMs = 2_000;
 // A range nobody has read after this long (no worker running, Redis down) fails the ingest, which
 // its schedule retries later.
 const deadlineMs = 5 * 60_000;
