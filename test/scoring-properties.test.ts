@@ -268,7 +268,7 @@ describe('full scoring runs over generated payments', () => {
         await scoreAll();
         await checkBounds(list);
       }),
-      { numRuns: 15 },
+      { numRuns: 12 },
     );
   });
 
@@ -288,7 +288,7 @@ describe('full scoring runs over generated payments', () => {
         await scoreAll();
         expect(await snapshot()).toEqual(first);
       }),
-      { numRuns: 10 },
+      { numRuns: 8 },
     );
   });
 
@@ -318,7 +318,7 @@ describe('full scoring runs over generated payments', () => {
         // Identity and trust stay put and capability only grows with verified receipts: so does the score.
         expect(after.score).toBeGreaterThanOrEqual(before.score);
       }),
-      { numRuns: 15 },
+      { numRuns: 12 },
     );
   });
 });
