@@ -107,17 +107,19 @@ describe('scoring macros', () => {
     expect(await value('grade_of(NULL::INTEGER)')).toBeNull();
   });
 
-  it('v1_score is round(0.2 identity + 0.2 activity + 0.3 capability + 0.05 reach + 0.25 trust)', async () => {
+  it('v1_score is round(0.2 identity + 0.2 activity + 0.3 capability + 0.05 reach + 0.25 trust), exactly', async () => {
     await fc.assert(
       fc.asyncProperty(fc.tuple(dimension, dimension, dimension, dimension, dimension), async ([i, a, c, r, t]) => {
-        // Evaluated in doubles, as the macro does. (In exact decimals some sums ending in .5 come out
-        // just below it in doubles and round down: v1_score(0, 0.4, 56.4, 0, 50) is 29, not 30.)
-        expect(await value(`v1_score(${[i, a, c, r, t].map(dbl).join(', ')})`)).toBe(
-          Math.round(0.2 * i + 0.2 * a + 0.3 * c + 0.05 * r + 0.25 * t),
-        );
+        // In tenths the weighted sum is N / 200 with N an integer: round half up without floating point.
+        const tenths = [i, a, c, r, t].map((x) => Math.round(x * 10));
+        const n = 4 * tenths[0]! + 4 * tenths[1]! + 6 * tenths[2]! + tenths[3]! + 5 * tenths[4]!;
+        expect(await value(`v1_score(${[i, a, c, r, t].map(dbl).join(', ')})`)).toBe(Math.floor((n + 100) / 200));
       }),
       { numRuns: 60 },
     );
+    // Sums of exactly x.5 round up: in doubles these came out just below and rounded down.
+    expect(await value('v1_score(0, 2.3, 37.8, 4, 50)')).toBe(25);
+    expect(await value('v1_score(0, 0.4, 56.4, 0, 50)')).toBe(30);
   });
 
   it('the operator score lies between the lowest agent score and the rounded mean', async () => {

@@ -10,8 +10,11 @@ CREATE OR REPLACE TEMP MACRO grade_of(score) AS
        WHEN score >= 25 THEN 'D' ELSE 'F' END;
 
 -- The v1 weights (spec 2.7): identity 0.2, activity 0.2, capability 0.3, reach 0.05, trust 0.25.
+-- In DECIMAL: dimensions have one decimal, so the weighted sum is exact and a sum of exactly x.5
+-- rounds up (in doubles some come out just below and would round down).
 CREATE OR REPLACE TEMP MACRO v1_score(identity, activity, capability, reach, trust) AS
-  round(0.2 * identity + 0.2 * activity + 0.3 * capability + 0.05 * reach + 0.25 * trust)::INTEGER;
+  round(0.20 * identity::DECIMAL(6, 1) + 0.20 * activity::DECIMAL(6, 1) + 0.30 * capability::DECIMAL(6, 1)
+      + 0.05 * reach::DECIMAL(6, 1) + 0.25 * trust::DECIMAL(6, 1))::INTEGER;
 
 -- Activity: how much paid work, and for how long.
 CREATE OR REPLACE TEMP MACRO activity_dimension(verified_total, candidate_total, active_days, active_months) AS
