@@ -95,6 +95,7 @@ CREATE OR REPLACE TEMP TABLE bench_feedback AS
 WITH paid AS (
   SELECT a.agent_id, bench_address(p.payer_id) AS client, greatest(p.block_number, a.block_number) AS after, 'p' || p.seed AS seed
     FROM bench_new_payments p JOIN bench_agents a ON a.wallet_id = p.payee_id
+   WHERE p.seed % 4 = 0  -- a quarter of the payments is plenty to sample from, and 4 times cheaper
    ORDER BY hash(p.seed, 'feedback')
    LIMIT getvariable('bench_agents') * 5
 ),

@@ -36,6 +36,6 @@ SELECT 'base', block_number, bench_block_hash(block_number), bench_block_time(bl
   FROM bench_new_payments WHERE first_in_block;
 INSERT INTO chain_blocks (chain, block_number, block_hash, block_time, source)
 SELECT 'base', getvariable('bench_head'), bench_block_hash(getvariable('bench_head')), bench_block_time(getvariable('bench_head')), 'token'
- WHERE getvariable('bench_head') NOT IN (SELECT block_number FROM bench_new_payments);
+ WHERE NOT EXISTS (SELECT 1 FROM chain_blocks WHERE chain = 'base' AND source = 'token' AND block_number = getvariable('bench_head'));
 
 INSERT INTO ingest_cursors VALUES ('base', 'token', getvariable('bench_head'), bench_block_hash(getvariable('bench_head')), utc_now());
