@@ -3,11 +3,13 @@
 import { benchGroupCommit } from './group-commit.ts';
 import { benchImport } from './import.ts';
 import { benchIngest } from './ingest.ts';
+import { benchScore } from './score.ts';
 
 const benches: Record<string, () => Promise<Record<string, number>>> = {
   'group-commit': benchGroupCommit,
   import: benchImport,
   ingest: benchIngest,
+  score: benchScore,
 };
 
 const only = process.argv[2];

@@ -1,0 +1,124 @@
+// Scoring: a full run over the synthetic data set (bench/score-data.ts: 1M addresses, 10M x402
+// payments, 20k agents by default) against a plain `GROUP BY from_address` over the same
+// transfers in the same run, then an incremental run after one more hour of blocks touching 1% of
+// the addresses against the full run, and peak memory.
+//
+// The data is generated in a child process, so this process's peak RSS is the scoring's (and the
+// baseline's) alone, not the generator's.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { openStore, type Store } from '../pipeline/store/store.ts';
+import { runScoring } from '../pipeline/score/run.ts';
+import { applyScoreIncrement, scoreDataSize } from './score-data.ts';
+
+const generator = fileURLToPath(new URL('./score-data.ts', import.meta.url));
+const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+const seconds = (ms: number) => Number((ms / 1000).toFixed(2));
+
+export async function benchScore(): Promise<Record<string, number>> {
+  const size = scoreDataSize();
+  const dir = mkdtempSync(path.join(tmpdir(), 'bench-score-'));
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', generator, dir], { maxBuffer: 1 << 20 });
+    const generated = JSON.parse(stdout) as { generate_ms: number; checkpoint_ms: number };
+
+    const store = await openStore({ dataDir: dir });
+    try {
+      const baselineMs = Math.min(...(await repeat(3, () => groupByBaseline(store))));
+
+      let memory = sampleMemory(store);
+      let started = performance.now();
+      const full = await runScoring(store, { full: true });
+      const fullMs = performance.now() - started;
+      const fullMemory = await memory.stop();
+
+      await applyScoreIncrement(store, size);
+      memory = sampleMemory(store);
+      started = performance.now();
+      const incremental = await runScoring(store);
+      const incrementalMs = performance.now() - started;
+      const incrementalMemory = await memory.stop();
+      if (incremental.kind !== 'incremental') throw new Error(`the run after the increment was ${incremental.kind}, not incremental`);
+
+      const [limit] = await store.read(`SELECT current_setting('memory_limit') AS limit`);
+      return {
+        addresses: size.addresses,
+        transfers: size.transfers,
+        agents: size.agents,
+        generate_s: seconds(generated.generate_ms),
+        checkpoint_s: seconds(generated.checkpoint_ms),
+        baseline_group_by_s: seconds(baselineMs),
+        full_run_s: seconds(fullMs),
+        full_address_count: full.addressCount,
+        incremental_run_s: seconds(incrementalMs),
+        incremental_rescored: incremental.rescoredCount,
+        ratio_full_vs_baseline: Number((fullMs / baselineMs).toFixed(2)),
+        ratio_incremental_vs_full: Number((incrementalMs / fullMs).toFixed(3)),
+        full_run_peak_rss_mib: fullMemory.rss,
+        full_run_peak_duckdb_mib: fullMemory.duckdb,
+        incremental_run_peak_rss_mib: incrementalMemory.rss,
+        incremental_run_peak_duckdb_mib: incrementalMemory.duckdb,
+        process_peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
+        duckdb_memory_limit_mib: parseMemoryLimit(String(limit!.limit)),
+      };
+    } finally {
+      await store.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// The baseline: one aggregate over the same transfers, every group materialised.
+async function groupByBaseline(store: Store): Promise<number> {
+  return store.withReadConnection(async (conn) => {
+    const started = performance.now();
+    await conn.run(
+      `CREATE OR REPLACE TEMP TABLE bench_baseline AS
+       SELECT from_address, count(*) AS transfers, sum(value) AS value FROM token_transfers GROUP BY from_address`,
+    );
+    const ms = performance.now() - started;
+    await conn.run('DROP TABLE bench_baseline');
+    return ms;
+  });
+}
+
+async function repeat(times: number, fn: () => Promise<number>): Promise<number[]> {
+  const results: number[] = [];
+  for (let i = 0; i < times; i++) results.push(await fn());
+  return results;
+}
+
+// Peak RSS of this process and peak memory DuckDB reports (duckdb_memory(), its buffer manager's
+// view) while a run is in flight, sampled every 200 ms.
+function sampleMemory(store: Store): { stop(): Promise<{ rss: number; duckdb: number }> } {
+  let rss = process.memoryUsage.rss();
+  let duckdb = 0;
+  let pending: Promise<void> = Promise.resolve();
+  const sample = () => {
+    rss = Math.max(rss, process.memoryUsage.rss());
+    pending = store
+      .read('SELECT sum(memory_usage_bytes)::BIGINT AS bytes FROM duckdb_memory()')
+      .then(([row]) => void (duckdb = Math.max(duckdb, Number(row!.bytes))));
+  };
+  const timer = setInterval(sample, 200);
+  return {
+    async stop() {
+      clearInterval(timer);
+      sample();
+      await pending;
+      return { rss: mib(rss), duckdb: mib(duckdb) };
+    },
+  };
+}
+
+function parseMemoryLimit(text: string): number {
+  const match = /^([\d.]+)\s*(bytes|KiB|MiB|GiB|TiB)$/.exec(text.trim());
+  if (!match) return -1;
+  const power = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'].indexOf(match[2]!);
+  return mib(Number(match[1]) * 1024 ** power);
+}
