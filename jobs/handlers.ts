@@ -35,7 +35,7 @@ const handlers: Record<JobName, Handler> = {
   ingest: (deps, data, progress) => ingestJob(deps, data as { chain?: string; source?: SourceName }, progress),
   // One at a time: two runs would select the same agents and fetch them twice.
   'fetch-metadata': (deps, data, progress) =>
-    oneAtATime('fetch-metadata', () =>
+    oneAtATime(deps.store, 'fetch-metadata', () =>
       fetchMetadataJob(deps, {
         ...metadataFetchOptions(deps.config),
         chain: data.chain as string | undefined,
@@ -96,7 +96,7 @@ async function ingestJob(deps: JobDeps, args: { chain?: string; source?: SourceN
     if (!chain) throw new JobInputError(`chain ${name} is not configured; configured: ${Object.keys(deps.config.chains).join(', ') || 'none'}`);
     if (!chain.rpcUrl) throw new JobInputError(`chain ${name} has no RPC URL: set ${rpcUrlSetting(name)}`);
     results.push(
-      ...(await oneAtATime(`ingest:${name}`, () => ingestChain({
+      ...(await oneAtATime(deps.store, `ingest:${name}`, () => ingestChain({
         store: deps.store,
         chain,
         log: deps.log.child('ingest'),
@@ -127,12 +127,16 @@ function metadataFetchOptions(config: Config) {
 
 // Two ingests of one chain at once (say, all chains and one chain) would race on its cursors and
 // on reorg rollbacks, and two metadata runs would fetch the same agents: the owner runs such jobs
-// one after the other.
-const locks = new Map<string, Promise<unknown>>();
-function oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const previous = locks.get(key) ?? Promise.resolve();
+// one after the other. The locks belong to the database, not the process: a job left running by a
+// server that closed (its Redis gone, say) must not hold up another server's jobs.
+const locksByStore = new WeakMap<Store, Map<string, Promise<unknown>>>();
+function oneAtATime<T>(store: Store, key: string, fn: () => Promise<T>): Promise<T> {
+  let locks = locksByStore.get(store);
+  if (!locks) locksByStore.set(store, (locks = new Map()));
+  const held = locks;
+  const previous = held.get(key) ?? Promise.resolve();
   const next = previous.catch(() => undefined).then(fn);
-  locks.set(key, next);
-  void next.finally(() => locks.get(key) === next && locks.delete(key)).catch(() => undefined);
+  held.set(key, next);
+  void next.finally(() => held.get(key) === next && held.delete(key)).catch(() => undefined);
   return next;
 }

@@ -149,8 +149,9 @@ describe('BullMQ runner', () => {
     cleanups.push(() => stopWorker(worker));
     await worker.ready;
 
-    // Let the scheduled ingest get going, then take Redis away with everything in it.
-    for (let i = 0; i < 100; i++) {
+    // Let the scheduled ingest get going (its first range written), then take Redis away with
+    // everything in it. On a busy machine the first range can take several seconds.
+    for (let i = 0; i < 1_500; i++) {
       const [row] = await server.store.read(`SELECT count(*)::INTEGER AS n FROM ingest_cursors`);
       if (Number(row!.n) > 0) break;
       await sleep(20);
@@ -161,6 +162,11 @@ describe('BullMQ runner', () => {
 
     const expected = expectedCounts(devnet, scenario);
     for (let i = 0; i < 300 && JSON.stringify(await chainCounts(server)) !== JSON.stringify(expected); i++) await sleep(200);
+    if (JSON.stringify(await chainCounts(server)) !== JSON.stringify(expected)) {
+      console.log('WORKER OUTPUT', worker.output().slice(-4000));
+      console.log('RUNS', JSON.stringify(await server.store.read(`SELECT job_name, state, error, started_at::VARCHAR AS s FROM job_runs ORDER BY started_at DESC LIMIT 12`)));
+      console.log('CURSORS', JSON.stringify(await server.store.read(`SELECT * FROM ingest_cursors`)));
+    }
     expect(await chainCounts(server)).toEqual(expected);
 
     // Every run that started also finished (completed, or failed and was run again).

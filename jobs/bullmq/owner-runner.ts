@@ -31,13 +31,12 @@ export async function startBullmqRunner(
   deps: JobDeps & { runs: RunLog; redisUrl: string; ownerConcurrency?: number; ioWorkersInOwner?: number },
 ): Promise<JobRunner> {
   // BullMQ leaves connections it was given open: these are closed in stop().
-  const connections = [producerConnection(deps.redisUrl), workerConnection(deps.redisUrl), workerConnection(deps.redisUrl), workerConnection(deps.redisUrl)];
-  const [producer, ownerEventsConnection, ioEventsConnection, workerConn] = connections as [Redis, Redis, Redis, Redis];
+  const connections = [producerConnection(deps.redisUrl), workerConnection(deps.redisUrl), workerConnection(deps.redisUrl)];
+  const [producer, ownerEventsConnection, workerConn] = connections as [Redis, Redis, Redis];
   const prefix = deps.config.queuePrefix;
   const ownerEvents = new QueueEvents(queueNames.owner, { connection: ownerEventsConnection, prefix });
-  const ioEvents = new QueueEvents(queueNames.io, { connection: ioEventsConnection, prefix });
   // Outages surface where a call fails; the 'error' events would only repeat them.
-  for (const emitter of [ownerEvents, ioEvents] as NodeJS.EventEmitter[]) emitter.on('error', () => undefined);
+  ownerEvents.on('error', () => undefined);
   // Mirror schedules when Redis first answers, whenever it comes back, and every minute. Redis
   // being down at start is not fatal: the API serves, and enqueueing answers "unavailable".
   const syncSchedules = () => void reloadSchedules().catch((err: Error) => deps.log.warn('cannot sync job schedulers', { error: err.message }));
@@ -45,7 +44,7 @@ export async function startBullmqRunner(
     syncSchedules();
     producer.on('ready', syncSchedules);
   });
-  const jobDeps = { ...deps, fetchChunk: remoteChunkFetcher(producers.io, ioEvents) };
+  const jobDeps = { ...deps, fetchChunk: remoteChunkFetcher(producers.io) };
 
   const worker = new Worker<OwnerJobData>(
     queueNames.owner,
@@ -119,7 +118,7 @@ export async function startBullmqRunner(
       // connections (jobs in hand finish or are picked up again as stalled).
       const closing = (async () => {
         await Promise.allSettled([worker.close(), ioWorker?.close()]);
-        await Promise.allSettled([producers.close(), ownerEvents.close(), ioEvents.close()]);
+        await Promise.allSettled([producers.close(), ownerEvents.close()]);
       })();
       const grace = new AbortController();
       await Promise.race([closing, sleep(closeGraceMs, undefined, { signal: grace.signal }).catch(() => undefined)]);
