@@ -5,7 +5,7 @@
 -- bench_identity, bench_reputation, bench_identity_start (the base profile's registries).
 --
 -- Agents: ids 0..A-1 registered in id order between the identity registry's first block and the
--- head. Owners are power-law (floor(N * u^4): the biggest fleet owns ~3%); 85% have an agentWallet
+-- head. Fleet sizes are power-law (the biggest owner has ~3% of the agents); 85% have an agentWallet
 -- set at registration, a distinct service address (so it is paid); 2% were transferred later
 -- (agentWallet cleared, then the ERC-721 Transfer). Registration files: 80% fetched; of those 15%
 -- failed (unknown), the rest real or placeholder by the agent's quality.
@@ -20,7 +20,11 @@ WITH drawn AS (
          getvariable('bench_identity_start') + 10
            + (a * (getvariable('bench_head') - getvariable('bench_identity_start') - 50000) // getvariable('bench_agents'))::BIGINT AS block_number,
          (a % 1000)::INTEGER * 4 AS log_index,  -- Transfer (mint), MetadataUpdate (not stored), Registered, MetadataSet
-         bench_address(floor(getvariable('bench_addresses') * pow(bench_uniform(a, 'owner'), 4))) AS owner,
+         -- Fleet sizes follow the power law; the owners themselves are spread over the addresses
+         -- (x -> (x * 7919 + 12345) % N is a bijection), so the biggest fleet's owner is not also
+         -- the busiest payer and payee.
+         bench_address((floor(getvariable('bench_addresses') * pow(bench_uniform(a, 'owner'), 4))::BIGINT * 7919 + 12345)
+                       % getvariable('bench_addresses')) AS owner,
          CASE WHEN bench_uniform(a, 'wallet') < 0.85 THEN (a * 7919) % getvariable('bench_services') END AS wallet_id,
          bench_uniform(a, 'quality') AS quality,
          bench_uniform(a, 'uri') AS uri_kind,

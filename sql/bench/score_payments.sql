@@ -1,6 +1,6 @@
--- Synthetic data for `npm run bench -- score`: writes the payments in bench_new_payments (made by
--- score_data.sql or score_increment.sql) into the raw tables as the token source's ingestion
--- does (pipeline/ingest/sources.ts): each an EIP-3009 x402 payment, i.e. a USDC Transfer with the
+-- Synthetic data for `npm run bench -- score`, step 2 (and of every increment): writes the payments in
+-- bench_new_payments (made by score_data.sql or score_increment.sql) into the raw tables as the token
+-- source's ingestion does (pipeline/ingest/sources.ts): each an EIP-3009 x402 payment, i.e. a USDC Transfer with the
 -- payer's AuthorizationUsed right before it (log_index - 1) in its own transaction, the
 -- transaction's sender, every block that carries a log plus the range's last block, and the token
 -- cursor at bench_head. ~70% of the senders are the chain's known facilitators (weighted: the
