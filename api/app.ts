@@ -9,6 +9,9 @@ import { requestId } from './middleware/request-id.ts';
 import { errorMiddleware } from './middleware/errors.ts';
 import { requireApiKey, type AuthState } from './middleware/api-key.ts';
 import { healthRoutes } from './routes/health.ts';
+import { agentsRoutes } from './routes/agents.ts';
+import { legacyRoutes } from './routes/legacy.ts';
+import { createStatsCache, statsRoutes } from './routes/stats.ts';
 import { reputationRoutes } from './routes/reputation.ts';
 import { signupRoutes } from './routes/signup.ts';
 
@@ -19,6 +22,8 @@ export interface AppDeps {
   signupUrl: string;
   startedAt?: Date;
   now?: () => Date;
+  /** Checked by GET /health when set (the job queue). */
+  redisUrl?: string;
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -28,13 +33,17 @@ export function createApp(deps: AppDeps): Koa {
   app.use(errorMiddleware(deps.log));
 
   const open = new Router();
-  healthRoutes(open, { store: deps.store, startedAt: deps.startedAt ?? new Date() });
+  const stats = createStatsCache(deps.store);
+  healthRoutes(open, { store: deps.store, startedAt: deps.startedAt ?? new Date(), redisUrl: deps.redisUrl, now: deps.now });
   signupRoutes(open);
+  legacyRoutes(open, { store: deps.store, stats });
   app.use(open.routes());
 
   const v1 = new Router<AuthState>();
   v1.use('/v1', requireApiKey(deps.keys, deps.signupUrl));
   reputationRoutes(v1, deps);
+  statsRoutes(v1, { stats });
+  agentsRoutes(v1, deps);
   app.use(v1.routes());
   app.use(
     v1.allowedMethods({

@@ -51,7 +51,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     throw err;
   }
 
-  const api = http.createServer(createApp({ store, keys, log, signupUrl: config.signupUrl, now: options.now }).callback());
+  const api = http.createServer(createApp({ store, keys, log, signupUrl: config.signupUrl, now: options.now, redisUrl: config.redisUrl }).callback());
   const adminToken = newSecret('adm_');
   const admin = http.createServer(createAdminApp({ store, config, log: log.child('admin'), keys, runs, jobs }, adminToken).callback());
   // Node's default keep-alive would hold close() open for idle clients; 5 s is plenty locally.

@@ -1,29 +1,113 @@
-// GET /health: free, no key. 200 when the database answers, 503 otherwise; reports the newest
-// scoring run and its age so a monitor can alert on a stalled pipeline.
+// GET /health: free, no key. Reports the database (a query through the read pool), Redis when
+// REDIS_URL is set (a PING on a short-lived connection, 1 s budget), and the newest scoring run
+// with its age.
+//   ok         everything answers and the newest run is at most 24 h old
+//   degraded   200: the API still serves lookups from the database, but Redis (the job queue) is
+//              down, no scoring run exists yet, or the newest run is older than 24 h (records are
+//              `stale`)
+//   unhealthy  503: the database does not answer; nothing can be served
 import type Router from '@koa/router';
+import { Redis } from 'ioredis';
+import { modelVersion } from '../../pipeline/score/run.ts';
+import { sqlFile } from '../../pipeline/store/sql-files.ts';
 import type { Store } from '../../pipeline/store/store.ts';
 
-export function healthRoutes(router: Router, deps: { store: Store; startedAt: Date }): void {
+export const staleRunSeconds = 24 * 60 * 60;
+const redisTimeoutMs = 1_000;
+
+export interface HealthDeps {
+  store: Store;
+  startedAt: Date;
+  redisUrl?: string;
+  now?: () => Date;
+}
+
+export function healthRoutes(router: Router, deps: HealthDeps): void {
   router.get('/health', async (ctx) => {
-    let database: 'ok' | 'error' = 'ok';
-    let lastRun: { run_id: number; scored_at: string; age_seconds: number } | null = null;
-    try {
-      const [row] = await deps.store.read(
-        `SELECT run_id, strftime(scored_at, '%Y-%m-%dT%H:%M:%SZ') AS scored_at FROM scoring_runs ORDER BY run_id DESC LIMIT 1`,
-      );
-      if (row) {
-        const scoredAt = String(row.scored_at);
-        lastRun = { run_id: Number(row.run_id), scored_at: scoredAt, age_seconds: Math.round((Date.now() - Date.parse(scoredAt)) / 1000) };
-      }
-    } catch {
-      database = 'error';
-    }
-    ctx.status = database === 'ok' ? 200 : 503;
+    const now = deps.now?.() ?? new Date();
+    const [db, redis] = await Promise.all([checkDatabase(deps.store, now), deps.redisUrl ? pingRedis(deps.redisUrl) : null]);
+    const scoring = db.scoring;
+    const status = !db.ok
+      ? 'unhealthy'
+      : (redis && !redis.ok) || !scoring.last_run_id || (scoring.age_seconds ?? 0) > staleRunSeconds
+        ? 'degraded'
+        : 'ok';
+    ctx.status = status === 'unhealthy' ? 503 : 200;
+    ctx.set('Cache-Control', 'no-store');
     ctx.body = {
-      status: database === 'ok' ? 'ok' : 'unhealthy',
-      database,
-      last_scoring_run: lastRun,
-      uptime_seconds: Math.round((Date.now() - deps.startedAt.getTime()) / 1000),
+      status,
+      version: 'v1',
+      database: db.ok ? { ok: true, latency_ms: db.latencyMs } : { ok: false, error: db.error },
+      redis: redis ? { configured: true, ...redis } : { configured: false },
+      scoring,
+      uptime_seconds: Math.round((now.getTime() - deps.startedAt.getTime()) / 1000),
+      checked_at: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
     };
   });
+}
+
+interface ScoringHealth {
+  last_run_id: number | null;
+  last_scored_at: string | null;
+  age_seconds: number | null;
+  model_version: string;
+  last_run_kind: string | null;
+  stale: boolean | null;
+}
+
+async function checkDatabase(store: Store, now: Date) {
+  const started = performance.now();
+  const scoring: ScoringHealth = { last_run_id: null, last_scored_at: null, age_seconds: null, model_version: modelVersion, last_run_kind: null, stale: null };
+  try {
+    const [row] = await withTimeout(store.read(sqlFile('serve/health')), 2_000, 'the database did not answer within 2 s');
+    if (row) {
+      const scoredAt = String(row.scored_at);
+      const age = Math.max(0, Math.round((now.getTime() - Date.parse(scoredAt)) / 1000));
+      Object.assign(scoring, {
+        last_run_id: Number(row.run_id),
+        last_scored_at: scoredAt,
+        age_seconds: age,
+        model_version: String(row.model_version),
+        last_run_kind: row.kind === null ? null : String(row.kind),
+        stale: age > staleRunSeconds,
+      });
+    }
+    return { ok: true as const, latencyMs: Math.round(performance.now() - started), scoring };
+  } catch (err) {
+    return { ok: false as const, error: oneLine(err), scoring };
+  }
+}
+
+async function pingRedis(url: string): Promise<{ ok: boolean; latency_ms?: number; error?: string }> {
+  const started = performance.now();
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: redisTimeoutMs,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => undefined);
+  try {
+    await withTimeout(
+      redis.connect().then(() => redis.ping()),
+      redisTimeoutMs,
+      `no answer within ${redisTimeoutMs} ms`,
+    );
+    return { ok: true, latency_ms: Math.round(performance.now() - started) };
+  } catch (err) {
+    return { ok: false, error: oneLine(err) };
+  } finally {
+    redis.disconnect();
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function oneLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 200);
 }

@@ -1,0 +1,41 @@
+// Query-string validation shared by the browse, stats and legacy routes: a zod schema over
+// ctx.query; the first problem answers 400 bad_request naming the parameter (spec 7.1).
+import { z } from 'zod';
+import { ApiError } from '../errors.ts';
+
+export function parseQuery<T extends z.ZodType>(schema: T, query: unknown): z.output<T> {
+  const parsed = schema.safeParse(query);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const name = issue.path.map(String).join('.');
+  const message = name && !issue.message.startsWith(name) ? `${name}: ${issue.message}` : issue.message;
+  throw new ApiError('bad_request', message);
+}
+
+/** A query parameter given once (a repeated one arrives as an array and is refused). */
+const single = (name: string) => z.string({ message: `${name} must be given once` });
+
+export const q = {
+  int: (name: string, min: number, max: number, fallback: number) =>
+    single(name)
+      .regex(/^\d+$/, `${name} must be a whole number from ${min} to ${max}`)
+      .transform(Number)
+      .pipe(z.number().int().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`))
+      .optional()
+      .transform((v) => v ?? fallback),
+  number: (name: string, min: number, max: number) =>
+    single(name)
+      .regex(/^-?\d+(\.\d+)?$/, `${name} must be a number from ${min} to ${max}`)
+      .transform(Number)
+      .pipe(z.number().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`))
+      .optional(),
+  boolean: (name: string) =>
+    z
+      .enum(['true', 'false'], { message: `${name} must be true or false` })
+      .transform((v) => v === 'true')
+      .optional(),
+  oneOf: <const V extends readonly [string, ...string[]]>(name: string, values: V) =>
+    z.enum(values, { message: `${name} must be one of ${values.join(', ')}` }).optional(),
+};
+
+export const grades = ['A', 'B', 'C', 'D', 'F'] as const;

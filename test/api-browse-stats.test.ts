@@ -1,0 +1,456 @@
+// GET /v1/stats, GET /v1/agents, the four legacy /api/v1 endpoints and GET /health over real
+// HTTP against a real DuckDB: first with nothing scored, then with agents, agent wallets,
+// registration files and payments written into the raw tables and scored by the scoring job.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../pipeline/config.ts';
+import { silentLogger } from '../pipeline/log.ts';
+import { startServer, type RunningServer } from '../api/server.ts';
+import { createAccount } from '../api/accounts.ts';
+import { createApp } from '../api/app.ts';
+import type { Store } from '../pipeline/store/store.ts';
+import { tempDataDir } from './helpers/temp.ts';
+import { freePort } from './helpers/free-port.ts';
+import { sharedRedisUrl } from './helpers/redis.ts';
+
+const facilitator = '0x179761d9eed0f0d1599330cc94b0926e68ae87f1'; // a known facilitator on base
+const usdc = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+const registry = '0x8004a169fb4a3325136eb29fa0ceb6d2e539a432';
+const addr = (tag: string, n: number) => `0x${tag}${n.toString(16).padStart(40 - tag.length, '0')}`;
+
+// 30 agents on base and ethereum; owners hold four agents each; every fifth agent has an
+// agentWallet; a third have a real registration file with a web endpoint, a third a placeholder,
+// a third none (unknown); even agents are paid, every fourth through the facilitator.
+const agentCount = 30;
+const chainOf = (i: number) => (i % 3 === 0 ? 'ethereum' : 'base');
+const ownerOf = (i: number) => addr('a0', Math.floor((i - 1) / 4) + 1);
+const walletOf = (i: number) => (i % 5 === 0 ? addr('b0', i) : null);
+const payTo = (i: number) => walletOf(i) ?? ownerOf(i);
+const qualityOf = (i: number) => (['unknown', 'real', 'placeholder'] as const)[i % 3]!;
+
+async function writeAgents(store: Store): Promise<void> {
+  await store.write(async (tx) => {
+    let payment = 0;
+    for (let i = 1; i <= agentCount; i++) {
+      const chain = chainOf(i);
+      await tx.run(`INSERT INTO imported_agents VALUES ('imp_test', $1, $2, $3, $4, $5, 100, NULL, NULL)`, [chain, registry, String(i), ownerOf(i), `https://agent${i}.example/agent.json`]);
+      const wallet = walletOf(i);
+      if (wallet) {
+        await tx.run(`INSERT INTO agent_metadata VALUES ($1, 200, $2, 0, $3, $4, 'agentWallet', $5)`, [chain, `0x${i.toString(16).padStart(64, 'c')}`, registry, String(i), `0x${'0'.repeat(24)}${wallet.slice(2)}`]);
+      }
+      const quality = qualityOf(i);
+      if (quality !== 'unknown') {
+        const services = quality === 'real' ? JSON.stringify([{ name: 'web', endpoint: `https://agent${i}.example` }]) : '[]';
+        await tx.run(
+          `INSERT INTO registration_files (chain, registry, agent_id, agent_uri, fetched_at, fetch_status, metadata_kind, name, description, services, metadata_quality)
+           VALUES ($1, $2, $3, $4, TIMESTAMP '2025-11-01 00:00:00', 'ok', 'https', $5, $6, $7::JSON, $8)`,
+          [chain, registry, String(i), `https://agent${i}.example/agent.json`, `Agent ${i}`, `Agent number ${i}`, services, quality],
+        );
+      }
+      if (i % 2 === 0) {
+        const payments = i % 4 === 0 ? 1 + (i % 7) : 1;
+        for (let p = 0; p < payments; p++) {
+          payment++;
+          const payer = addr('d0', payment);
+          await tx.run(
+            `INSERT INTO imported_transfers VALUES ('imp_test', $1, $2, TIMESTAMP '2025-11-03 10:00:00' + to_days($3::INTEGER), $4, 0, $5, $6, $7, 2500000, $8, true)`,
+            [chain, 1000 + payment, p, `0x${payment.toString(16).padStart(64, 'e')}`, usdc, payer, payTo(i), i % 4 === 0 ? facilitator : payer],
+          );
+        }
+      }
+    }
+  });
+}
+
+describe('stats, agent browse, legacy endpoints, health', () => {
+  const dataDir = tempDataDir('browse-stats');
+  let server: RunningServer;
+  let key: string;
+
+  beforeAll(async () => {
+    server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0' }), silentLogger);
+    key = (await createAccount(server.store, { plan: 'enterprise' }, server.keys)).api_key;
+  });
+  afterAll(() => server?.close());
+
+  // Many requests in a row: a per-second rate limit answer (429) is waited out and retried.
+  const get = async (path: string, withKey = true) => {
+    for (let attempt = 0; ; attempt++) {
+      const res = await fetch(`${server.url}${path}`, { headers: withKey ? { 'X-API-Key': key } : {} });
+      const body = (await res.json()) as any;
+      if (res.status === 429 && body.error?.code === 'rate_limited' && attempt < 5) {
+        await new Promise((resolve) => setTimeout(resolve, 1000 * Number(res.headers.get('retry-after') ?? 1)));
+        continue;
+      }
+      return { status: res.status, headers: res.headers, body };
+    }
+  };
+  const expectBadRequest = async (path: string, names: string, withKey = true) => {
+    const res = await get(path, withKey);
+    expect(res.status, path).toBe(400);
+    expect(Object.keys(res.body)).toEqual(['error']);
+    expect(res.body.error.code).toBe('bad_request');
+    expect(res.body.error.message).toContain(names);
+    expect(res.headers.get('cache-control')).toBeNull();
+  };
+
+  it('before the first scoring run: empty bodies of the same shape, health degraded', async () => {
+    const stats = await get('/v1/stats');
+    expect(stats.status).toBe(200);
+    expect(stats.headers.get('cache-control')).toBe('private, max-age=1800');
+    expect(stats.body).toMatchObject({ version: 'v2', as_of_time: null, erc8004: { known_agents: 0, by_chain: {} }, reputation: { scored_addresses: 0 } });
+    expect(stats.body.caveats[0]).toMatch(/no scoring run/i);
+    expect((await get('/api/v1/x402/stats', false)).body).toMatchObject({ total_wallets: 0, avg_score: null, version: 'v1' });
+    expect((await get('/api/v1/erc8004/stats', false)).body).toMatchObject({ total_agents: 0, grade_distribution: { A: { count: 0, pct: 0 } } });
+    expect((await get('/api/v1/x402/identified', false)).body).toEqual({ total: 0, wallets: [] });
+    expect((await get('/api/v1/x402/browse', false)).body).toEqual({ total: 0, offset: 0, limit: 50, wallets: [] });
+    expect((await get('/v1/agents')).body).toEqual({ items: [], next_cursor: null, count: 0, version: 'v1' });
+    const health = await get('/health', false);
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({
+      status: 'degraded',
+      version: 'v1',
+      database: { ok: true },
+      redis: { configured: false },
+      scoring: { last_run_id: null, last_scored_at: null, age_seconds: null, model_version: 'v1' },
+    });
+  });
+
+  it('after scoring: /v1/stats serves the newest run’s v2 body, cached until a newer run', async () => {
+    await writeAgents(server.store);
+    await (await server.jobs.run('score', {})).done;
+    const [stored] = await server.store.read(`SELECT run_id, body::VARCHAR AS body FROM run_stats WHERE name = 'v2' ORDER BY run_id DESC LIMIT 1`);
+    const { status, headers, body } = await get('/v1/stats');
+    expect(status).toBe(200);
+    expect(headers.get('cache-control')).toBe('private, max-age=1800');
+    expect(body).toEqual(JSON.parse(String(stored!.body)));
+    expect(body.erc8004).toEqual({
+      known_agents: agentCount,
+      by_chain: { base: 20, ethereum: 10 },
+      metadata_quality_distribution: { real: 10, placeholder: 10, unknown: 10 },
+    });
+    // Served from memory: a change to the stored body of the same run is not seen...
+    await server.store.write((tx) => tx.run(`UPDATE run_stats SET body = json_merge_patch(body, '{"caveats": ["edited"]}') WHERE name = 'v2' AND run_id = $1`, [Number(stored!.run_id)]));
+    expect((await get('/v1/stats')).body.caveats).toEqual(body.caveats);
+    // ...until a newer run exists.
+    await (await server.jobs.run('score', { full: true })).done;
+    const newer = (await get('/v1/stats')).body;
+    expect(newer.caveats).toEqual(body.caveats);
+    expect(newer.as_of_time >= body.as_of_time).toBe(true);
+    const [latest] = await server.store.read(`SELECT max(run_id) AS r FROM run_stats`);
+    expect(Number(latest!.r)).toBeGreaterThan(Number(stored!.run_id));
+  });
+
+  it('/v1/stats needs a key', async () => {
+    const res = await get('/v1/stats', false);
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('signup_required');
+    expect((await get('/v1/agents', false)).status).toBe(401);
+  });
+
+  it('/v1/agents lists every agent with the 2.9 fields and payment flags of its payment address', async () => {
+    const { status, body } = await get('/v1/agents?limit=100');
+    expect(status).toBe(200);
+    expect(body.count).toBe(agentCount);
+    expect(body.version).toBe('v1');
+    expect(body.next_cursor).toBeNull();
+    expect(body.items).toHaveLength(agentCount);
+    const byId = new Map(body.items.map((item: any) => [Number(item.agent_id), item]));
+    for (let i = 1; i <= agentCount; i++) {
+      const item: any = byId.get(i);
+      expect(item).toMatchObject({
+        chain: chainOf(i),
+        registry,
+        agent_id: String(i),
+        owner: ownerOf(i),
+        agent_wallet: walletOf(i),
+        payment_address: payTo(i),
+        metadata_quality: qualityOf(i),
+        has_endpoint: qualityOf(i) === 'real',
+        github_url: null,
+        entity_type: 'agent',
+        has_candidate_payment_activity: expect.any(Boolean),
+        has_verified_payment_activity: expect.any(Boolean),
+      });
+      expect(item.name).toBe(qualityOf(i) === 'unknown' ? null : `Agent ${i}`);
+      expect(item.description).toBe(qualityOf(i) === 'unknown' ? null : `Agent number ${i}`);
+      // Payment facts belong to the payment address: agents of one owner without a wallet share them.
+      const paidHere = Array.from({ length: agentCount }, (_, k) => k + 1).filter((j) => j % 2 === 0 && chainOf(j) === chainOf(i) && payTo(j) === payTo(i));
+      expect(item.has_candidate_payment_activity).toBe(paidHere.length > 0);
+      expect(item.has_verified_payment_activity).toBe(paidHere.some((j) => j % 4 === 0));
+      const sharing = Array.from({ length: agentCount }, (_, k) => k + 1).filter((j) => chainOf(j) === chainOf(i) && ownerOf(j) === ownerOf(i)).length;
+      expect(item.agents_sharing_owner).toBe(sharing);
+      expect(item.score).toBeGreaterThanOrEqual(0);
+      expect(item.grade).toMatch(/^[A-F]$/);
+    }
+    // Stable order: score desc, chain, agent id.
+    const keys = body.items.map((item: any) => [item.score, item.chain, Number(item.agent_id)]);
+    const sorted = [...keys].sort((a, b) => b[0] - a[0] || a[1].localeCompare(b[1]) || a[2] - b[2]);
+    expect(keys).toEqual(sorted);
+  });
+
+  it('/v1/agents pages by cursor and by offset: same order, no duplicates, no gaps', async () => {
+    const all = (await get('/v1/agents?limit=100')).body.items.map((item: any) => `${item.chain}/${item.agent_id}`);
+    for (const limit of [1, 7, 10, 30]) {
+      const byCursor: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const page: any = (await get(`/v1/agents?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`)).body;
+        expect(page.count).toBe(agentCount);
+        expect(page.items.length).toBeLessThanOrEqual(limit);
+        byCursor.push(...page.items.map((item: any) => `${item.chain}/${item.agent_id}`));
+        cursor = page.next_cursor;
+        if (cursor) expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+        pages++;
+      } while (cursor);
+      expect(pages).toBe(Math.ceil(agentCount / limit));
+      expect(byCursor).toEqual(all);
+      const byOffset: string[] = [];
+      for (let offset = 0; offset < agentCount; offset += limit) {
+        const page = (await get(`/v1/agents?limit=${limit}&offset=${offset}`)).body;
+        byOffset.push(...page.items.map((item: any) => `${item.chain}/${item.agent_id}`));
+        expect(page.next_cursor === null).toBe(offset + limit >= agentCount);
+      }
+      expect(byOffset).toEqual(all);
+    }
+    // The default page is 25; past the end is empty with the total.
+    const first = (await get('/v1/agents')).body;
+    expect(first.items).toHaveLength(25);
+    expect(first.next_cursor).not.toBeNull();
+    expect((await get('/v1/agents?offset=1000')).body).toEqual({ items: [], next_cursor: null, count: agentCount, version: 'v1' });
+  });
+
+  it('/v1/agents applies every filter, and count follows the filter', async () => {
+    const all: any[] = (await get('/v1/agents?limit=100')).body.items;
+    const cases: [string, (item: any) => boolean][] = [
+      ['chain=ethereum', (a) => a.chain === 'ethereum'],
+      ['chain=solana', () => false],
+      ['metadata_quality=real', (a) => a.metadata_quality === 'real'],
+      ['metadata_quality=placeholder', (a) => a.metadata_quality === 'placeholder'],
+      ['metadata_quality=unknown', (a) => a.metadata_quality === 'unknown'],
+      ['entity_type=agent', () => true],
+      ['entity_type=service', () => false],
+      ['has_endpoint=true', (a) => a.has_endpoint],
+      ['has_endpoint=false', (a) => !a.has_endpoint],
+      ['has_candidate_payment_activity=true', (a) => a.has_candidate_payment_activity],
+      ['has_candidate_payment_activity=false', (a) => !a.has_candidate_payment_activity],
+      ['has_verified_payment_activity=true', (a) => a.has_verified_payment_activity],
+      ['has_verified_payment_activity=false', (a) => !a.has_verified_payment_activity],
+      ['chain=base&has_endpoint=true&has_verified_payment_activity=true', (a) => a.chain === 'base' && a.has_endpoint && a.has_verified_payment_activity],
+    ];
+    const scores = [...new Set(all.map((a) => a.score))].sort((a, b) => a - b);
+    const median = scores[Math.floor(scores.length / 2)];
+    cases.push([`min_score=${median}`, (a) => a.score >= median]);
+    cases.push([`min_score=${median - 0.5}`, (a) => a.score >= median - 0.5]);
+    for (const grade of ['A', 'B', 'C', 'D', 'F']) cases.push([`grade=${grade}`, (a) => a.grade === grade]);
+    let nonTrivial = 0;
+    for (const [query, keep] of cases) {
+      const expected = all.filter(keep).map((a) => `${a.chain}/${a.agent_id}`);
+      const { status, body } = await get(`/v1/agents?limit=100&${query}`);
+      expect(status, query).toBe(200);
+      expect(body.items.map((a: any) => `${a.chain}/${a.agent_id}`), query).toEqual(expected);
+      expect(body.count, query).toBe(expected.length);
+      // A filtered listing pages by cursor too.
+      const small = (await get(`/v1/agents?limit=2&${query}`)).body;
+      expect(small.next_cursor === null, query).toBe(expected.length <= 2);
+      if (small.next_cursor) {
+        const next = (await get(`/v1/agents?limit=2&${query}&cursor=${small.next_cursor}`)).body;
+        expect(next.items.map((a: any) => `${a.chain}/${a.agent_id}`), query).toEqual(expected.slice(2, 4));
+      }
+      if (expected.length > 0 && expected.length < all.length) nonTrivial++;
+    }
+    expect(nonTrivial).toBeGreaterThanOrEqual(10);
+  });
+
+  it('/v1/agents answers 400 bad_request naming the parameter', async () => {
+    for (const [query, name] of [
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['limit=ten', 'limit'],
+      ['limit=1&limit=2', 'limit'],
+      ['offset=-1', 'offset'],
+      ['offset=1.5', 'offset'],
+      ['grade=E', 'grade'],
+      ['grade=a', 'grade'],
+      ['min_score=high', 'min_score'],
+      ['min_score=101', 'min_score'],
+      ['metadata_quality=good', 'metadata_quality'],
+      ['entity_type=robot', 'entity_type'],
+      ['has_endpoint=yes', 'has_endpoint'],
+      ['has_candidate_payment_activity=1', 'has_candidate_payment_activity'],
+      ['has_verified_payment_activity=TRUE', 'has_verified_payment_activity'],
+      ['chain=Base!', 'chain'],
+      ['cursor=not-a-cursor', 'cursor'],
+      [`cursor=${Buffer.from('[1,"base"]').toString('base64url')}`, 'cursor'],
+      [`cursor=${Buffer.from('[50,"base","1"]').toString('base64url')}&offset=0`, 'cursor and offset'],
+    ]) {
+      await expectBadRequest(`/v1/agents?${query}`, name!);
+    }
+  });
+
+  it('legacy stats endpoints need no key, serve the run’s bodies, and are public for 5 minutes', async () => {
+    for (const [path, name] of [['/api/v1/x402/stats', 'x402'], ['/api/v1/erc8004/stats', 'erc8004']]) {
+      const [stored] = await server.store.read(`SELECT body::VARCHAR AS body FROM run_stats WHERE name = $1 ORDER BY run_id DESC LIMIT 1`, [name!]);
+      const { status, headers, body } = await get(path!, false);
+      expect(status).toBe(200);
+      expect(headers.get('cache-control')).toBe('public, max-age=300');
+      expect(body).toEqual(JSON.parse(String(stored!.body)));
+    }
+    const erc = (await get('/api/v1/erc8004/stats', false)).body;
+    expect(erc.total_agents).toBe(agentCount);
+    expect(erc.chains).toEqual({ base: 20, ethereum: 10 });
+    const x402 = (await get('/api/v1/x402/stats', false)).body;
+    expect(x402.version).toBe('v1');
+    expect(x402.total_transactions).toBeGreaterThan(0);
+  });
+
+  it('legacy identified lists paid agent payment addresses with their agent', async () => {
+    const { status, headers, body } = await get('/api/v1/x402/identified', false);
+    expect(status).toBe(200);
+    expect(headers.get('cache-control')).toBe('public, max-age=300');
+    const paid = new Map<string, number[]>();
+    for (let i = 2; i <= agentCount; i += 2) paid.set(`${chainOf(i)}/${payTo(i)}`, [...(paid.get(`${chainOf(i)}/${payTo(i)}`) ?? []), i]);
+    expect(body.total).toBe(paid.size);
+    expect(body.wallets).toHaveLength(paid.size);
+    const agents = new Map<string, any>((await get('/v1/agents?limit=100')).body.items.map((a: any) => [`${a.chain}/${a.agent_id}`, a]));
+    for (const w of body.wallets) {
+      expect(Object.keys(w).sort()).toEqual(
+        ['wallet', 'score', 'grade', 'role', 'total_txns', 'as_payer', 'as_payee', 'active_months', 'name', 'first_seen', 'last_seen', 'volume_usdc', 'counterparties', 'erc8004_chain', 'erc8004_token_id'].sort(),
+      );
+      expect(typeof w.erc8004_chain).toBe('string');
+      expect(typeof w.erc8004_token_id).toBe('string');
+      const agent = agents.get(`${w.erc8004_chain}/${w.erc8004_token_id}`);
+      expect(agent.payment_address).toBe(w.wallet);
+      expect(w.name).toBe(agent.name);
+      expect(w).toMatchObject({ role: 'agent', as_payer: 0 });
+      expect(w.as_payee).toBe(w.total_txns);
+      expect(w.volume_usdc).toBeCloseTo(2.5 * w.total_txns);
+      // The best agent of that payment address is named.
+      const candidates = paid.get(`${w.erc8004_chain}/${w.wallet}`)!;
+      expect(candidates.length).toBeGreaterThan(0);
+    }
+    const scores = body.wallets.map((w: any) => w.score);
+    expect(scores).toEqual([...scores].sort((a: number, b: number) => b - a));
+    const limited = (await get('/api/v1/x402/identified?limit=2', false)).body;
+    expect(limited.total).toBe(paid.size);
+    expect(limited.wallets).toEqual(body.wallets.slice(0, 2));
+    for (const query of ['limit=0', 'limit=201', 'limit=x']) await expectBadRequest(`/api/v1/x402/identified?${query}`, 'limit', false);
+    expect((await get('/api/v1/x402/identified?limit=200', false)).status).toBe(200);
+  });
+
+  it('legacy browse lists wallets scoring 25 or more, best first, with filters and offset paging', async () => {
+    const { status, headers, body } = await get('/api/v1/x402/browse?limit=100', false);
+    expect(status).toBe(200);
+    expect(headers.get('cache-control')).toBe('public, max-age=300');
+    expect(body).toMatchObject({ offset: 0, limit: 100 });
+    const [counts] = await server.store.read(
+      `SELECT count(*) FILTER (WHERE s.score >= 25)::INTEGER AS listed, count(*) FILTER (WHERE s.score < 25)::INTEGER AS below
+         FROM address_scores s WHERE address IN (SELECT address FROM chain_scores WHERE candidate_as_payer + candidate_as_payee > 0)`,
+    );
+    expect(Number(counts!.below)).toBeGreaterThan(0); // the payers score low and are left out
+    expect(Number(counts!.listed)).toBeGreaterThan(3);
+    expect(body.total).toBe(Number(counts!.listed));
+    expect(body.wallets).toHaveLength(Number(counts!.listed));
+    for (const w of body.wallets) {
+      expect(Object.keys(w)).toEqual(['wallet', 'score', 'grade', 'role', 'total_txns', 'as_payer', 'as_payee', 'active_months', 'name', 'first_seen', 'last_seen', 'volume_usdc', 'counterparties']);
+      expect(w.score).toBeGreaterThanOrEqual(25);
+      expect(w.total_txns).toBe(w.as_payer + w.as_payee);
+      expect(w.first_seen <= w.last_seen).toBe(true);
+    }
+    const order = body.wallets.map((w: any) => [w.score, w.wallet]);
+    expect(order).toEqual([...order].sort((a, b) => b[0] - a[0] || a[1].localeCompare(b[1])));
+    // Offset paging gives the same list.
+    const paged: any[] = [];
+    for (let offset = 0; offset < body.total; offset += 3) {
+      const page = (await get(`/api/v1/x402/browse?limit=3&offset=${offset}`, false)).body;
+      expect(page).toMatchObject({ total: body.total, offset, limit: 3 });
+      paged.push(...page.wallets);
+    }
+    expect(paged).toEqual(body.wallets);
+    // Filters.
+    const grade = body.wallets[0].grade;
+    const byGrade = (await get(`/api/v1/x402/browse?limit=100&grade=${grade}`, false)).body;
+    expect(byGrade.wallets).toEqual(body.wallets.filter((w: any) => w.grade === grade));
+    expect(byGrade.total).toBe(byGrade.wallets.length);
+    const minScore = body.wallets[Math.floor(body.wallets.length / 2)].score;
+    expect((await get(`/api/v1/x402/browse?limit=100&min_score=${minScore}`, false)).body.wallets).toEqual(body.wallets.filter((w: any) => w.score >= minScore));
+    expect((await get('/api/v1/x402/browse?limit=100&role=agent', false)).body.wallets).toEqual(body.wallets.filter((w: any) => w.role === 'agent'));
+    expect((await get('/api/v1/x402/browse?role=service', false)).body).toMatchObject({ total: 0, wallets: [] });
+    expect((await get('/api/v1/x402/browse', false)).body.limit).toBe(50);
+    for (const [query, name] of [['limit=101', 'limit'], ['limit=0', 'limit'], ['offset=-3', 'offset'], ['grade=G', 'grade'], ['role=merchant', 'role'], ['min_score=abc', 'min_score']]) {
+      await expectBadRequest(`/api/v1/x402/browse?${query}`, name!, false);
+    }
+  });
+
+  it('health is ok after a fresh run, with the run and its age', async () => {
+    const { status, headers, body } = await get('/health', false);
+    expect(status).toBe(200);
+    expect(headers.get('cache-control')).toBe('no-store');
+    const [run] = await server.store.read(`SELECT max(run_id) AS r FROM scoring_runs`);
+    expect(body).toMatchObject({
+      status: 'ok',
+      database: { ok: true, latency_ms: expect.any(Number) },
+      redis: { configured: false },
+      scoring: { last_run_id: Number(run!.r), model_version: 'v1', last_run_kind: 'full', stale: false },
+    });
+    expect(body.scoring.age_seconds).toBeLessThan(600);
+    expect(body.scoring.last_scored_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  });
+});
+
+describe('health: degraded and unhealthy', () => {
+  const servers: http.Server[] = [];
+  afterAll(() => Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve)))));
+
+  // The public app over a given store, as startServer builds it, on a free port.
+  async function serve(store: Store, redisUrl?: string, now?: () => Date) {
+    const app = createApp({ store, keys: { verify: () => ({ valid: false, code: 'missing' }) } as any, log: silentLogger, signupUrl: 'https://example.test/signup', redisUrl, now });
+    const server = http.createServer(app.callback());
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const res = await fetch(`${url}/health`);
+    return { status: res.status, body: (await res.json()) as any };
+  }
+  const runAt = (scoredAt: string): Store =>
+    ({ read: async () => [{ run_id: 7, model_version: 'v1', kind: 'incremental', scored_at: scoredAt }] }) as unknown as Store;
+
+  it('503 unhealthy when the database does not answer, never a stack trace', async () => {
+    const broken = { read: async () => Promise.reject(new Error('store is closed\n    at somewhere')) } as unknown as Store;
+    const { status, body } = await serve(broken);
+    expect(status).toBe(503);
+    expect(body).toMatchObject({ status: 'unhealthy', database: { ok: false, error: 'store is closed' } });
+  });
+
+  it('Redis configured and answering: ok; configured at a dead port: degraded, within the timeout', async () => {
+    const now = () => new Date('2025-11-20T12:00:00Z');
+    const up = await serve(runAt('2025-11-20T11:00:00Z'), sharedRedisUrl, now);
+    expect(up.status).toBe(200);
+    expect(up.body).toMatchObject({ status: 'ok', redis: { configured: true, ok: true }, scoring: { last_run_id: 7, age_seconds: 3600, stale: false } });
+    const started = Date.now();
+    const down = await serve(runAt('2025-11-20T11:00:00Z'), `redis://127.0.0.1:${await freePort()}`, now);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(down.status).toBe(200);
+    expect(down.body).toMatchObject({ status: 'degraded', redis: { configured: true, ok: false, error: expect.any(String) } });
+  });
+
+  it('a run older than 24 h is degraded', async () => {
+    const { status, body } = await serve(runAt('2025-11-18T11:00:00Z'), undefined, () => new Date('2025-11-20T12:00:00Z'));
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ status: 'degraded', scoring: { stale: true, age_seconds: 2 * 86_400 + 3_600 } });
+  });
+
+  it('a server with Redis at a dead port answers /health 200 degraded', async () => {
+    const dataDir = tempDataDir('health-dead-redis');
+    const server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0', REDIS_URL: `redis://127.0.0.1:${await freePort()}` }), silentLogger);
+    try {
+      const res = await fetch(`${server.url}/health`);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as any).redis).toMatchObject({ configured: true, ok: false });
+    } finally {
+      await server.close();
+    }
+  });
+});
