@@ -8,6 +8,9 @@ import { ApiError } from './errors.ts';
 import { requestId } from './middleware/request-id.ts';
 import { errorMiddleware } from './middleware/errors.ts';
 import { requireApiKey, type AuthState } from './middleware/api-key.ts';
+import { planLimits } from './usage/middleware.ts';
+import { RateLimiter } from './usage/rate-limit.ts';
+import { UsageMeter } from './usage/meter.ts';
 import { healthRoutes } from './routes/health.ts';
 import { agentsRoutes } from './routes/agents.ts';
 import { legacyRoutes } from './routes/legacy.ts';
@@ -22,6 +25,8 @@ export interface AppDeps {
   signupUrl: string;
   startedAt?: Date;
   now?: () => Date;
+  /** Usage counters (the server owns and flushes them); a fresh one without a flush timer otherwise. */
+  usage?: UsageMeter;
   /** Checked by GET /health when set (the job queue). */
   redisUrl?: string;
 }
@@ -41,6 +46,7 @@ export function createApp(deps: AppDeps): Koa {
 
   const v1 = new Router<AuthState>();
   v1.use('/v1', requireApiKey(deps.keys, deps.signupUrl));
+  v1.use('/v1', planLimits(new RateLimiter(deps.now ?? (() => new Date())), deps.usage ?? new UsageMeter({ store: deps.store, now: deps.now, flushIntervalMs: 0 })));
   reputationRoutes(v1, deps);
   statsRoutes(v1, { stats });
   agentsRoutes(v1, deps);

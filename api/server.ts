@@ -11,6 +11,7 @@ import { createApp } from './app.ts';
 import { createAdminApp } from './admin/app.ts';
 import { removeAdminFiles, writeAdminFiles } from './admin/files.ts';
 import { newSecret } from './secrets.ts';
+import { UsageMeter } from './usage/meter.ts';
 import { startInProcessRunner } from '../jobs/in-process.ts';
 import { startBullmqRunner } from '../jobs/bullmq/owner-runner.ts';
 import { closeInterruptedRuns, createRunLog, type RunLog } from '../jobs/run-log.ts';
@@ -31,6 +32,8 @@ export interface ServerOptions {
   ioWorkersInOwner?: number;
   /** The API's clock (score status, the view variant's recency); tests move it. */
   now?: () => Date;
+  /** How often usage counts reach the store (default 5 s); close() always flushes. */
+  usageFlushIntervalMs?: number;
 }
 
 export async function startServer(config: Config, log: Logger, options: ServerOptions = {}): Promise<RunningServer> {
@@ -51,9 +54,10 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     throw err;
   }
 
-  const api = http.createServer(createApp({ store, keys, log, signupUrl: config.signupUrl, now: options.now, redisUrl: config.redisUrl }).callback());
+  const usage = new UsageMeter({ store, now: options.now, log: log.child('usage'), flushIntervalMs: options.usageFlushIntervalMs });
+  const api = http.createServer(createApp({ store, keys, log, signupUrl: config.signupUrl, now: options.now, usage, redisUrl: config.redisUrl }).callback());
   const adminToken = newSecret('adm_');
-  const admin = http.createServer(createAdminApp({ store, config, log: log.child('admin'), keys, runs, jobs }, adminToken).callback());
+  const admin = http.createServer(createAdminApp({ store, config, log: log.child('admin'), keys, runs, jobs, usage }, adminToken).callback());
   // Node's default keep-alive would hold close() open for idle clients; 5 s is plenty locally.
   api.keepAliveTimeout = admin.keepAliveTimeout = 5_000;
 
@@ -61,7 +65,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     await listen(api, config.port, config.host);
     await listen(admin, 0, '127.0.0.1');
   } catch (err) {
-    await Promise.all([stopListening(api), stopListening(admin), jobs.stop()]);
+    await Promise.all([stopListening(api), stopListening(admin), jobs.stop(), usage.close()]);
     await store.close();
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new Error(`port ${config.port} on ${config.host} is already in use: stop the other server or set PORT`);
@@ -85,6 +89,8 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
       (closing ??= (async () => {
         removeAdminFiles(config.dataDir);
         await Promise.all([stopListening(api), stopListening(admin), jobs.stop()]);
+        // After the listeners: no request counts any more, so this flush is the last.
+        await usage.close();
         await store.close();
         log.info('stopped cleanly');
       })()),

@@ -10,6 +10,7 @@ import { OperationInputError } from '../api/admin/operation-input-error.ts';
 import { registerJobCommands } from './jobs.ts';
 import { registerImportCommand } from './import.ts';
 import { registerSqlCommand } from './sql.ts';
+import { registerUsageCommand } from './usage.ts';
 import { UsageError } from './usage-error.ts';
 import { wholeNumber } from './whole-number.ts';
 import { runOperation } from './operations-client.ts';
@@ -57,6 +58,7 @@ program
 registerJobCommands(program, config, log);
 registerImportCommand(program, config, log);
 registerSqlCommand(program, config);
+registerUsageCommand(program, config, log);
 
 const accounts = program.command('accounts').description('manage API accounts');
 accounts

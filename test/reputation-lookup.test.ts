@@ -115,6 +115,8 @@ describe('reputation lookups: status and the view variant', () => {
 
   it('paid-only parameters on the free plan answer 402; bad parameters 400; Solana has no variant', async () => {
     for (const query of ['?view=full', '?min_grade=B', '?view=summary&min_transactions=3']) {
+      // The free plan answers one request per second (spec 8): step the server's clock.
+      now = new Date(now.getTime() + 1_000);
       const res = await lookup(payee, keys.free, query);
       expect(res.status).toBe(402);
       expect(res.body.error.code).toBe('payment_required');

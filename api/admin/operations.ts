@@ -12,10 +12,14 @@ import { ImportFileError } from '../../pipeline/import/errors.ts';
 import { importKinds, type ImportKind } from '../../pipeline/import/kinds.ts';
 import { importFormats, type ImportFormat } from '../../pipeline/import/format.ts';
 import { JobOperationError, jobOperations, type JobsContext } from './job-operations.ts';
+import type { UsageMeter } from '../usage/meter.ts';
+import { UnknownAccountError, usageReport } from '../usage/report.ts';
 
 export interface OperationContext extends JobsContext {
   /** Present inside the server, so a new key works immediately. */
   keys?: ApiKeyIndex;
+  /** Present inside the server: its unflushed usage counts are flushed before usage.show reads. */
+  usage?: UsageMeter;
 }
 
 
@@ -24,6 +28,18 @@ export const operations = {
     input: z.object({ plan: z.enum(planNames), name: z.string().min(1).max(200).optional() }),
     run: (ctx: OperationContext, args: { plan: (typeof planNames)[number]; name?: string }) =>
       createAccount(ctx.store, args, ctx.keys),
+  },
+  'usage.show': {
+    input: z.object({ account: z.string().min(1).max(200) }),
+    run: async (ctx: OperationContext, args: { account: string }) => {
+      await ctx.usage?.flush();
+      try {
+        return await usageReport(ctx.store, args.account, ctx.usage?.now() ?? new Date());
+      } catch (err) {
+        if (err instanceof UnknownAccountError) throw new OperationInputError(err.message);
+        throw err;
+      }
+    },
   },
   ...jobOperations,
   import: {

@@ -7,7 +7,9 @@ import { parseAddress } from '../../pipeline/address.ts';
 import { modelVersion } from '../../pipeline/score/run.ts';
 import type { Store } from '../../pipeline/store/store.ts';
 import { ApiError } from '../errors.ts';
-import { seesFullReputation } from '../plans.ts';
+import { hasEntitlement } from '../plans.ts';
+import { meter } from '../usage/meter.ts';
+import { requireEntitlement } from '../middleware/entitlement.ts';
 import { knownUnscoredRecord, scoreStatus, servedRecord } from '../reputation/record.ts';
 import { lookUpAddress } from '../reputation/lookup.ts';
 import { defaultPolicy, gradeOrder, viewCacheTtlSeconds, viewRecord, type Grade } from '../reputation/view.ts';
@@ -28,13 +30,14 @@ export function reputationRoutes(router: Router<AuthState>, deps: { store: Store
     if (!query.success) throw new ApiError('bad_request', query.error.issues[0]!.message);
     const { chain, view: requestedView, min_grade, min_transactions } = query.data;
     const plan = ctx.state.account.plan;
-    const paid = seesFullReputation(plan);
+    const paid = hasEntitlement(plan, 'full_reputation');
     const variant = requestedView !== undefined || min_grade !== undefined || min_transactions !== undefined;
     const view = requestedView ?? 'summary';
     if (variant && parsed.family !== 'evm') throw new ApiError('invalid_address', 'the view variant takes EVM addresses only (0x + 40 hex)');
-    if (!paid && (view === 'full' || min_grade !== undefined || min_transactions !== undefined)) {
-      throw new ApiError('payment_required', 'view=full, min_grade and min_transactions need a paid plan');
-    }
+    if (view === 'full') requireEntitlement(ctx, 'full_view', 'view=full');
+    if (min_grade !== undefined || min_transactions !== undefined) requireEntitlement(ctx, 'custom_policies', 'a custom policy (min_grade, min_transactions)');
+    // One lookup is one call (spec 8), counted before the work.
+    await meter(ctx, 1);
 
     const now = deps.now?.() ?? new Date();
     const found = await lookUpAddress(deps.store, parsed.address);

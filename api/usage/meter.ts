@@ -1,0 +1,196 @@
+// Per-account quotas and usage metering (spec 8). Counting happens in the owner's memory and
+// reaches the store in batches: every `flushIntervalMs` (default 5 s) and on close, as
+// append-only rows of usage_counts (one per account and cycle per flush, summed when read).
+// A crash loses at most the counts of one flush interval; a clean stop loses none.
+//
+// Routes call `await meter(ctx, calls)` BEFORE doing the work: a reputation lookup is 1 call, a
+// batch is one call per address; /health, /v1/stats and the legacy endpoints never call it.
+// Plans with a quota get X-Quota-Limit / X-Quota-Used / X-Quota-Reset (ISO-8601 end of the cycle;
+// `never` for a quota without a period, which no plan has today) on success and on 429
+// quota_exceeded; plans without a quota (enterprise) get none. Free stops at its included calls
+// (it has no overage price); paid plans keep serving and the calls past the quota are overage.
+import type { ParameterizedContext } from 'koa';
+import type { Store } from '../../pipeline/store/store.ts';
+import type { Logger } from '../../pipeline/log.ts';
+import { ApiError } from '../errors.ts';
+import { planOf, quotaIsHardStop, type PlanName } from '../plans.ts';
+import type { AuthState } from '../middleware/api-key.ts';
+import { cycleAt, type Cycle } from './cycle.ts';
+
+export const defaultFlushIntervalMs = 5_000;
+
+interface Counter {
+  accountId: string;
+  cycle: Cycle;
+  /** Calls in this cycle: flushed ones plus those counted since. */
+  used: number;
+}
+
+interface PendingCalls {
+  accountId: string;
+  plan: PlanName;
+  cycle: Cycle;
+  calls: number;
+}
+
+export interface QuotaState {
+  limit: number;
+  used: number;
+  reset: string;
+}
+
+export interface UsageMeterOptions {
+  store: Store;
+  now?: () => Date;
+  log?: Logger;
+  /** 0 = no timer (flush only when asked and on close). */
+  flushIntervalMs?: number;
+}
+
+export class UsageMeter {
+  readonly now: () => Date;
+  private readonly store: Store;
+  private readonly log?: Logger;
+  private readonly createdAt = new Map<string, Promise<Date>>();
+  private readonly counters = new Map<string, Promise<Counter>>();
+  private pending = new Map<string, PendingCalls>();
+  private flushing: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(options: UsageMeterOptions) {
+    this.store = options.store;
+    this.now = options.now ?? (() => new Date());
+    this.log = options.log;
+    const interval = options.flushIntervalMs ?? defaultFlushIntervalMs;
+    if (interval > 0) {
+      this.timer = setInterval(() => {
+        this.flush().catch((err: unknown) => this.log?.error('usage flush failed; counts kept for the next one', { error: String(err) }));
+      }, interval);
+      this.timer.unref();
+    }
+  }
+
+  /**
+   * Counts `calls` for the account behind the request, or refuses with 429 quota_exceeded when
+   * its plan stops at the quota and the calls do not fit (a batch is refused whole). Returns the
+   * quota after counting, or null for plans without one.
+   */
+  async count(account: { accountId: string; plan: PlanName }, calls: number): Promise<QuotaState | null> {
+    if (this.closed) throw new ApiError('unavailable', 'the server is shutting down');
+    const plan = planOf(account.plan);
+    const cycle = cycleAt(await this.accountCreatedAt(account.accountId), this.now());
+    const counter = await this.counter(account.accountId, cycle);
+    // From here to the increment nothing awaits, so concurrent requests cannot both take the last call.
+    const limit = plan.includedCalls;
+    const state = (used: number): QuotaState | null => (limit === null ? null : { limit, used, reset: cycle.end.toISOString() });
+    if (limit !== null && quotaIsHardStop(plan) && counter.used + calls > limit) {
+      const quota = state(counter.used)!;
+      throw new ApiError(
+        'quota_exceeded',
+        `the ${plan.name} plan includes ${limit} calls per billing cycle and ${counter.used} are used; the quota resets at ${quota.reset}. Do not retry before then, or upgrade.`,
+        {},
+        quotaHeaders(quota),
+      );
+    }
+    counter.used += calls;
+    const key = counterKey(account.accountId, cycle);
+    const pending = this.pending.get(key);
+    if (pending) {
+      pending.calls += calls;
+      pending.plan = account.plan;
+    } else this.pending.set(key, { accountId: account.accountId, plan: account.plan, cycle, calls });
+    return state(counter.used);
+  }
+
+  /** Writes the counts gathered since the last flush; resolves once they committed. */
+  flush(): Promise<void> {
+    // One flush at a time, in order: a count is in exactly one of `pending` or a running flush.
+    const run = this.flushing.then(async () => {
+      if (this.pending.size === 0) return;
+      const batch = [...this.pending.values()];
+      this.pending = new Map();
+      try {
+        const values = batch.map((_, i) => `($${i * 5 + 1}, $${i * 5 + 2}, make_timestamp($${i * 5 + 3}::BIGINT * 1000), make_timestamp($${i * 5 + 4}::BIGINT * 1000), $${i * 5 + 5}::BIGINT, utc_now())`);
+        const params = batch.flatMap((p) => [p.accountId, p.plan, String(p.cycle.start.getTime()), String(p.cycle.end.getTime()), String(p.calls)]);
+        await this.store.write((tx) => tx.run(`INSERT INTO usage_counts VALUES ${values.join(', ')}`, params));
+      } catch (err) {
+        // Put the counts back (merged with anything counted meanwhile) for the next flush.
+        for (const p of batch) {
+          const key = counterKey(p.accountId, p.cycle);
+          const current = this.pending.get(key);
+          if (current) current.calls += p.calls;
+          else this.pending.set(key, p);
+        }
+        throw err;
+      }
+    });
+    this.flushing = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Stops the timer and flushes what is left; later counts are refused. */
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.closed = true;
+    await this.flush();
+  }
+
+  private accountCreatedAt(accountId: string): Promise<Date> {
+    let p = this.createdAt.get(accountId);
+    if (!p) {
+      p = this.store.read(`SELECT epoch_ms(created_at) AS ms FROM accounts WHERE id = $1 ORDER BY created_at LIMIT 1`, [accountId]).then((rows) => {
+        if (rows.length === 0) throw new Error(`account ${accountId} is not in the store`);
+        return new Date(Number(rows[0]!.ms));
+      });
+      this.createdAt.set(accountId, p);
+      p.catch(() => this.createdAt.delete(accountId));
+    }
+    return p;
+  }
+
+  private counter(accountId: string, cycle: Cycle): Promise<Counter> {
+    const key = counterKey(accountId, cycle);
+    let p = this.counters.get(key);
+    if (!p) {
+      // Loaded once per (account, cycle), before anything of that cycle is counted here, so the
+      // store's sum is all there is.
+      p = storedCalls(this.store, accountId, cycle).then((used) => ({ accountId, cycle, used }));
+      this.counters.set(key, p);
+      p.catch(() => this.counters.delete(key));
+    }
+    return p;
+  }
+}
+
+function counterKey(accountId: string, cycle: Cycle): string {
+  return `${accountId}|${cycle.start.getTime()}`;
+}
+
+async function storedCalls(store: Store, accountId: string, cycle: Cycle): Promise<number> {
+  const [row] = await store.read(
+    `SELECT coalesce(sum(calls), 0)::BIGINT AS calls FROM usage_counts WHERE account_id = $1 AND epoch_ms(cycle_start) = $2::BIGINT`,
+    [accountId, String(cycle.start.getTime())],
+  );
+  return Number(row?.calls ?? 0);
+}
+
+export function quotaHeaders(quota: QuotaState): Record<string, string> {
+  return { 'X-Quota-Limit': String(quota.limit), 'X-Quota-Used': String(quota.used), 'X-Quota-Reset': quota.reset };
+}
+
+export interface UsageState extends AuthState {
+  usage?: UsageMeter;
+}
+
+/**
+ * Meters `calls` for the request's account before the route does its work: throws 429
+ * quota_exceeded when a hard quota would be passed, and sets the X-Quota-* headers.
+ */
+export async function meter(ctx: ParameterizedContext<AuthState>, calls: number): Promise<void> {
+  const usage = (ctx.state as UsageState).usage;
+  if (!usage) throw new Error('meter() needs the usage middleware (api/usage/middleware.ts) in front of the route');
+  const quota = await usage.count(ctx.state.account, calls);
+  if (quota) ctx.set(quotaHeaders(quota));
+}

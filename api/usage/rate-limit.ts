@@ -1,0 +1,76 @@
+// Per-API-key rate limits (spec 8): a per-minute window at the plan's rate and a per-second
+// window (free: 1 request per second). Fixed windows aligned to the clock's minute and second, in
+// the owner's memory: a limit is about the last few seconds, so a restart forgetting it is fine.
+//
+// Headers on every /v1 response after authentication (success, errors, and 429 rate_limited):
+// X-RateLimit-Limit (requests per minute), X-RateLimit-Remaining (left in this minute) and
+// X-RateLimit-Reset (Unix time in seconds when the minute window resets). A request refused by the
+// per-second window answers with that window's figures instead (limit = per-second rate,
+// remaining 0, reset = the next second), so Remaining is never > 0 on a 429. Retry-After is the
+// whole seconds until the refusing window resets (at least 1).
+import type { Middleware } from 'koa';
+import { ApiError } from '../errors.ts';
+import { planOf } from '../plans.ts';
+import type { AuthState } from '../middleware/api-key.ts';
+
+interface Windows {
+  minute: number;
+  minuteCount: number;
+  second: number;
+  secondCount: number;
+}
+
+export type RateDecision =
+  | { allowed: true; limit: number; remaining: number; resetMs: number }
+  | { allowed: false; limit: number; remaining: 0; resetMs: number; retryAfterSeconds: number; window: 'second' | 'minute' };
+
+export class RateLimiter {
+  private readonly byKey = new Map<string, Windows>();
+
+  constructor(private readonly now: () => Date) {}
+
+  /** Counts one request of `keyId` if both windows allow it. */
+  take(keyId: string, perMinute: number, perSecond: number): RateDecision {
+    const t = this.now().getTime();
+    const minute = Math.floor(t / 60_000);
+    const second = Math.floor(t / 1_000);
+    let w = this.byKey.get(keyId);
+    if (!w) this.byKey.set(keyId, (w = { minute, minuteCount: 0, second, secondCount: 0 }));
+    // A clock moved backwards (tests do) starts fresh windows rather than mixing counts.
+    if (w.minute !== minute) Object.assign(w, { minute, minuteCount: 0 });
+    if (w.second !== second) Object.assign(w, { second, secondCount: 0 });
+    const minuteReset = (minute + 1) * 60_000;
+    const secondReset = (second + 1) * 1_000;
+    const retry = (resetMs: number) => Math.max(1, Math.ceil((resetMs - t) / 1_000));
+    if (w.minuteCount >= perMinute) {
+      return { allowed: false, limit: perMinute, remaining: 0, resetMs: minuteReset, retryAfterSeconds: retry(minuteReset), window: 'minute' };
+    }
+    if (w.secondCount >= perSecond) {
+      return { allowed: false, limit: perSecond, remaining: 0, resetMs: secondReset, retryAfterSeconds: retry(secondReset), window: 'second' };
+    }
+    w.minuteCount++;
+    w.secondCount++;
+    return { allowed: true, limit: perMinute, remaining: perMinute - w.minuteCount, resetMs: minuteReset };
+  }
+}
+
+export function rateLimit(limiter: RateLimiter): Middleware<AuthState> {
+  return async (ctx, next) => {
+    const plan = planOf(ctx.state.account.plan);
+    const d = limiter.take(ctx.state.account.keyId, plan.ratePerMinute, plan.ratePerSecond);
+    const headers: Record<string, string> = {
+      'X-RateLimit-Limit': String(d.limit),
+      'X-RateLimit-Remaining': String(d.remaining),
+      'X-RateLimit-Reset': String(Math.ceil(d.resetMs / 1_000)),
+    };
+    ctx.set(headers);
+    if (!d.allowed) {
+      const per = d.window === 'second' ? `${d.limit} per second` : `${d.limit} per minute`;
+      throw new ApiError('rate_limited', `rate limit of the ${plan.name} plan (${per}) reached; retry after ${d.retryAfterSeconds} s`, {}, {
+        ...headers,
+        'Retry-After': String(d.retryAfterSeconds),
+      });
+    }
+    await next();
+  };
+}
