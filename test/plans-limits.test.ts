@@ -248,6 +248,10 @@ describe('plans, limits and usage over HTTP', () => {
       expect((await fetch(`${server.url}/health`, { headers: { 'X-API-Key': api_key } })).status).toBeLessThan(600);
     }
     tick();
+    expect((await fetch(`${server.url}/v1/stats`, { headers: { 'X-API-Key': api_key } })).headers.get('x-quota-used')).toBeNull();
+    tick();
+    expect((await fetch(`${server.url}/api/v1/x402/stats`)).status).toBeLessThan(500);
+    tick();
     expect((await lookup(api_key, '', '0x12345')).status).toBe(400);
     tick();
     expect((await lookup(api_key, '?view=full')).status).toBe(402);
@@ -312,6 +316,30 @@ describe('plans, limits and usage over HTTP', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no account acc_nope');
     expect((await runCli(['usage'], env)).code).toBe(2);
+  });
+});
+
+describe('usage flushes on its timer', () => {
+  const dataDir = tempDataDir('plans-flush');
+
+  it('counts reach usage_counts within the flush interval, without a stop', async () => {
+    const server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0' }), silentLogger, { usageFlushIntervalMs: 100 });
+    try {
+      const { id, api_key } = await createAccount(server.store, { plan: 'scale' }, server.keys);
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${server.url}/v1/reputation/0x1111111111111111111111111111111111111111`, { headers: { 'X-API-Key': api_key } });
+        expect(res.status).toBe(404);
+      }
+      let flushed = 0;
+      for (let waited = 0; waited < 5_000 && flushed < 3; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const [row] = await server.store.read(`SELECT coalesce(sum(calls), 0)::INTEGER AS n FROM usage_counts WHERE account_id = $1`, [id]);
+        flushed = Number(row!.n);
+      }
+      expect(flushed).toBe(3);
+    } finally {
+      await server.close();
+    }
   });
 });
 
