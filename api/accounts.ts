@@ -4,6 +4,7 @@
 import type { Store } from '../pipeline/store/store.ts';
 import { newId, newSecret, sha256Hex } from './secrets.ts';
 import type { PlanName } from './plans.ts';
+import { compileAllowlist, loadIpAllowlists, type IpAllowlist } from './security/ip-allowlist.ts';
 
 export const apiKeyPrefix = 'rpk_';
 
@@ -19,6 +20,8 @@ export interface KeyOwner {
   accountId: string;
   plan: PlanName;
   status: 'active' | 'cancelled';
+  /** Enterprise IP allowlist (api/security/ip-allowlist.ts); absent or null = any address. */
+  ipAllowlist?: IpAllowlist | null;
 }
 
 export type KeyVerification = { valid: true; owner: KeyOwner } | { valid: false; code: 'missing' | 'unknown' };
@@ -26,6 +29,8 @@ export type KeyVerification = { valid: true; owner: KeyOwner } | { valid: false;
 export interface ApiKeyIndex {
   verify(key: string | undefined): KeyVerification;
   add(hash: string, owner: KeyOwner): void;
+  /** Replaces the IP allowlist of a key after its change committed ([] = none). */
+  setIpAllowlist(keyId: string, cidrs: readonly string[]): void;
 }
 
 export async function loadApiKeyIndex(store: Store): Promise<ApiKeyIndex> {
@@ -35,12 +40,14 @@ export async function loadApiKeyIndex(store: Store): Promise<ApiKeyIndex> {
       WHERE k.revoked_at IS NULL`,
   );
   const byHash = new Map<string, KeyOwner>();
+  const allowlists = await loadIpAllowlists(store);
   for (const r of rows) {
     byHash.set(String(r.key_hash), {
       keyId: String(r.key_id),
       accountId: String(r.account_id),
       plan: r.plan as PlanName,
       status: r.status as KeyOwner['status'],
+      ipAllowlist: allowlists.get(String(r.key_id)) ?? null,
     });
   }
   return {
@@ -52,6 +59,9 @@ export async function loadApiKeyIndex(store: Store): Promise<ApiKeyIndex> {
     },
     add(hash, owner) {
       byHash.set(hash, owner);
+    },
+    setIpAllowlist(keyId, cidrs) {
+      for (const owner of byHash.values()) if (owner.keyId === keyId) owner.ipAllowlist = compileAllowlist(cidrs);
     },
   };
 }

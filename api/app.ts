@@ -17,6 +17,8 @@ import { legacyRoutes } from './routes/legacy.ts';
 import { createStatsCache, statsRoutes } from './routes/stats.ts';
 import { reputationRoutes } from './routes/reputation.ts';
 import { signupRoutes } from './routes/signup.ts';
+import { enforceIpAllowlist } from './security/ip-allowlist.ts';
+import { signingKeyRoutes, signResponses, type ResponseSigner } from './security/signing.ts';
 
 export interface AppDeps {
   store: Store;
@@ -29,23 +31,29 @@ export interface AppDeps {
   usage?: UsageMeter;
   /** Checked by GET /health when set (the job queue). */
   redisUrl?: string;
+  /** Signs responses to enterprise keys and serves the public key; the server always passes it. */
+  signer?: ResponseSigner;
 }
 
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   app.proxy = false;
   app.use(requestId);
+  // Outside the error renderer so errors are signed too; nothing before it may change the body.
+  if (deps.signer) app.use(signResponses(deps.signer, deps.log, deps.keys));
   app.use(errorMiddleware(deps.log));
 
   const open = new Router();
   const stats = createStatsCache(deps.store);
   healthRoutes(open, { store: deps.store, startedAt: deps.startedAt ?? new Date(), redisUrl: deps.redisUrl, now: deps.now });
   signupRoutes(open);
+  if (deps.signer) signingKeyRoutes(open, deps.signer);
   legacyRoutes(open, { store: deps.store, stats });
   app.use(open.routes());
 
   const v1 = new Router<AuthState>();
-  v1.use('/v1', requireApiKey(deps.keys, deps.signupUrl));
+  // The IP allowlist check comes straight after the key check, before anything counts the call.
+  v1.use('/v1', requireApiKey(deps.keys, deps.signupUrl), enforceIpAllowlist());
   v1.use('/v1', planLimits(new RateLimiter(deps.now ?? (() => new Date())), deps.usage ?? new UsageMeter({ store: deps.store, now: deps.now, flushIntervalMs: 0 })));
   reputationRoutes(v1, deps);
   statsRoutes(v1, { stats });

@@ -15,6 +15,7 @@ export const errorStatus = {
   token_expired: 401,
   payment_required: 402,
   account_cancelled: 403,
+  ip_not_allowed: 403,
   not_found: 404,
   unknown_address: 404,
   method_not_allowed: 405,

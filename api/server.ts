@@ -8,6 +8,7 @@ import type { Logger } from '../pipeline/log.ts';
 import { openStore, type Store } from '../pipeline/store/store.ts';
 import { loadApiKeyIndex, type ApiKeyIndex } from './accounts.ts';
 import { createApp } from './app.ts';
+import { loadOrCreateSigningKey, type ResponseSigner } from './security/signing.ts';
 import { createAdminApp } from './admin/app.ts';
 import { removeAdminFiles, writeAdminFiles } from './admin/files.ts';
 import { newSecret } from './secrets.ts';
@@ -39,6 +40,13 @@ export interface ServerOptions {
 export async function startServer(config: Config, log: Logger, options: ServerOptions = {}): Promise<RunningServer> {
   const store = await openStore({ dataDir: config.dataDir, readConnections: config.readConnections });
   const keys = await loadApiKeyIndex(store);
+  let signer: ResponseSigner;
+  try {
+    signer = loadOrCreateSigningKey(config.dataDir, log);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   const interrupted = await closeInterruptedRuns(store);
   if (interrupted > 0) log.warn('recorded job runs cut off by the previous stop as failed', { runs: interrupted });
   const runs = createRunLog(store);
@@ -55,7 +63,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   }
 
   const usage = new UsageMeter({ store, now: options.now, log: log.child('usage'), flushIntervalMs: options.usageFlushIntervalMs });
-  const api = http.createServer(createApp({ store, keys, log, signupUrl: config.signupUrl, now: options.now, usage, redisUrl: config.redisUrl }).callback());
+  const api = http.createServer(createApp({ store, keys, log, signupUrl: config.signupUrl, now: options.now, usage, redisUrl: config.redisUrl, signer }).callback());
   const adminToken = newSecret('adm_');
   const admin = http.createServer(createAdminApp({ store, config, log: log.child('admin'), keys, runs, jobs, usage }, adminToken).callback());
   // Node's default keep-alive would hold close() open for idle clients; 5 s is plenty locally.

@@ -10,6 +10,7 @@ import { OperationInputError } from '../api/admin/operation-input-error.ts';
 import { registerJobCommands } from './jobs.ts';
 import { registerImportCommand } from './import.ts';
 import { registerSqlCommand } from './sql.ts';
+import { registerAllowlistCommand } from './allowlist.ts';
 import { registerUsageCommand } from './usage.ts';
 import { UsageError } from './usage-error.ts';
 import { wholeNumber } from './whole-number.ts';
@@ -71,6 +72,7 @@ accounts
     const created = await runOperation(config(), log, 'accounts.create', { plan: opts.plan, name: opts.name });
     printAccount(created as { id: string; api_key: string; plan: string }, Boolean(opts.json));
   });
+registerAllowlistCommand(accounts, config, log);
 
 const knownFailures = [ConfigError, StoreLockedError, WalRecoveryError, OperationInputError, ExportQueryError];
 

@@ -5,6 +5,7 @@ import { OperationInputError } from './operation-input-error.ts';
 import { z } from 'zod';
 import { createAccount, type ApiKeyIndex } from '../accounts.ts';
 import { planNames } from '../plans.ts';
+import { AllowlistEntryError, AllowlistRefusedError, changeIpAllowlist } from '../security/ip-allowlist.ts';
 import { JobInputError } from '../../jobs/handlers.ts';
 import path from 'node:path';
 import { importFile } from '../../pipeline/import/import-file.ts';
@@ -28,6 +29,23 @@ export const operations = {
     input: z.object({ plan: z.enum(planNames), name: z.string().min(1).max(200).optional() }),
     run: (ctx: OperationContext, args: { plan: (typeof planNames)[number]; name?: string }) =>
       createAccount(ctx.store, args, ctx.keys),
+  },
+  // Sets (cidrs non-empty), clears (cidrs: []) or shows (no cidrs) the IP allowlist of one key or
+  // of every active key of an account; setting one needs an enterprise account.
+  'accounts.allowlist': {
+    input: z
+      .object({ keyId: z.string().min(1).optional(), accountId: z.string().min(1).optional(), cidrs: z.array(z.string()).optional() })
+      .refine((a) => (a.keyId === undefined) !== (a.accountId === undefined), 'give exactly one of keyId and accountId'),
+    run: async (ctx: OperationContext, args: { keyId?: string; accountId?: string; cidrs?: string[] }) => {
+      try {
+        const changes = await changeIpAllowlist(ctx.store, args, args.cidrs);
+        if (args.cidrs !== undefined) for (const change of changes) ctx.keys?.setIpAllowlist(change.key_id, change.allowlist);
+        return changes;
+      } catch (err) {
+        if (err instanceof AllowlistEntryError || err instanceof AllowlistRefusedError) throw new OperationInputError(err.message);
+        throw err;
+      }
+    },
   },
   'usage.show': {
     input: z.object({ account: z.string().min(1).max(200) }),
