@@ -16,6 +16,7 @@ import { agentsRoutes } from './routes/agents.ts';
 import { legacyRoutes } from './routes/legacy.ts';
 import { createStatsCache, statsRoutes } from './routes/stats.ts';
 import { reputationRoutes } from './routes/reputation.ts';
+import { batchRoutes } from './routes/batch.ts';
 import { signupRoutes } from './routes/signup.ts';
 import { enforceIpAllowlist } from './security/ip-allowlist.ts';
 import { signingKeyRoutes, signResponses, type ResponseSigner } from './security/signing.ts';
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps): Koa {
   v1.use('/v1', requireApiKey(deps.keys, deps.signupUrl), enforceIpAllowlist());
   v1.use('/v1', planLimits(new RateLimiter(deps.now ?? (() => new Date())), deps.usage ?? new UsageMeter({ store: deps.store, now: deps.now, flushIntervalMs: 0 })));
   reputationRoutes(v1, deps);
+  batchRoutes(v1, deps);
   statsRoutes(v1, { stats });
   agentsRoutes(v1, deps);
   app.use(v1.routes());

@@ -20,7 +20,7 @@ export interface StoredRecord {
   view_facts: string;
 }
 
-type Json = Record<string, any>;
+export type Json = Record<string, any>;
 
 export function scoreStatus(scoredAt: string, now: Date): 'scored' | 'stale' {
   return now.getTime() - Date.parse(scoredAt) > staleAfterMs ? 'stale' : 'scored';

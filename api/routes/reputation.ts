@@ -4,14 +4,13 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { parseAddress } from '../../pipeline/address.ts';
-import { modelVersion } from '../../pipeline/score/run.ts';
 import type { Store } from '../../pipeline/store/store.ts';
 import { ApiError } from '../errors.ts';
 import { hasEntitlement } from '../plans.ts';
 import { meter } from '../usage/meter.ts';
 import { requireEntitlement } from '../middleware/entitlement.ts';
-import { knownUnscoredRecord, scoreStatus, servedRecord } from '../reputation/record.ts';
-import { lookUpAddress } from '../reputation/lookup.ts';
+import { scoreStatus } from '../reputation/record.ts';
+import { serveAddress } from '../reputation/lookup.ts';
 import { defaultPolicy, gradeOrder, viewCacheTtlSeconds, viewRecord, type Grade } from '../reputation/view.ts';
 import type { AuthState } from '../middleware/api-key.ts';
 
@@ -40,26 +39,18 @@ export function reputationRoutes(router: Router<AuthState>, deps: { store: Store
     await meter(ctx, 1);
 
     const now = deps.now?.() ?? new Date();
-    const found = await lookUpAddress(deps.store, parsed.address);
-    if (found.kind === 'unknown') {
-      throw new ApiError('unknown_address', 'this address has not been indexed; POST /v1/assess to score it', { can_assess: true });
-    }
-    if (found.kind === 'known_unscored') {
-      ctx.body = knownUnscoredRecord(parsed.address, modelVersion, paid);
+    const served = await serveAddress(deps.store, parsed.address, { full: paid, now, chain });
+    if (served.kind === 'known_unscored' || !variant) {
+      ctx.body = served.record;
       return;
     }
-    const record = servedRecord(found.stored, found.run, { full: paid, now, chain });
-    if (!record) throw new ApiError('unknown_address', `this address has no activity on ${chain}`, { can_assess: true });
-    if (!variant) {
-      ctx.body = record;
-      return;
-    }
-    if (scoreStatus(found.run.scoredAt, now) === 'stale') {
-      throw new ApiError('stale_data', `the newest scoring run is from ${found.run.scoredAt}; the pipeline is behind`);
+    const { record, run, stored } = served;
+    if (scoreStatus(run.scoredAt, now) === 'stale') {
+      throw new ApiError('stale_data', `the newest scoring run is from ${run.scoredAt}; the pipeline is behind`);
     }
     const policy = { min_grade: min_grade ?? defaultPolicy.min_grade, min_transactions: min_transactions ?? defaultPolicy.min_transactions };
     ctx.set('Cache-Control', `private, max-age=${viewCacheTtlSeconds[view]}`);
-    ctx.body = viewRecord(parsed.address, { value: record.score.value, grade: record.score.grade as Grade }, found.stored.view_facts, found.run, {
+    ctx.body = viewRecord(parsed.address, { value: record.score.value, grade: record.score.grade as Grade }, stored.view_facts, run, {
       view,
       policy,
       now,
