@@ -21,6 +21,8 @@ export interface ScoringOptions {
   addresses?: string[];
   /** Chain on which an EVM address with no indexed activity gets its row. */
   evmChain?: string;
+  /** Told how long each step (sql/score/<step>.sql) took, for profiling. */
+  onStep?: (step: string, ms: number) => void;
 }
 
 export type RunKind = 'full' | 'incremental' | 'addresses';
@@ -65,7 +67,7 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
   });
   return store.write(async (tx) => {
     await refreshFacilitators(tx);
-    await step(tx, 'macros');
+    await step(tx, 'macros', options.onStep);
     const [last] = await tx.all(
       `SELECT run_id, strftime(scored_at, '%Y-%m-%d %H:%M:%S.%f') AS scored_at, inputs::VARCHAR AS inputs
          FROM scoring_runs ORDER BY run_id DESC LIMIT 1`,
@@ -95,25 +97,25 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
        previous?.inputs?.evidence_through ?? null, previous?.inputs?.known_through ?? null],
     );
 
-    await step(tx, 'agents');
+    await step(tx, 'agents', options.onStep);
     if (kind === 'full') {
       // Every payment: the scope comes from them (payments.sql needs the table to exist).
       await tx.run('CREATE OR REPLACE TEMP TABLE fact_addresses (address VARCHAR)');
-      await step(tx, 'payments');
-      await step(tx, 'scope_full');
+      await step(tx, 'payments', options.onStep);
+      await step(tx, 'scope_full', options.onStep);
     } else {
       if (kind === 'incremental') {
-        await step(tx, 'changed');
+        await step(tx, 'changed', options.onStep);
       } else {
         await tx.run('CREATE OR REPLACE TEMP TABLE changed_addresses (address VARCHAR)');
         await tx.append('changed_addresses', addresses.map((a) => [a.address]));
         await tx.run('CREATE OR REPLACE TEMP TABLE changed_agents (chain VARCHAR, agent_id HUGEINT)');
       }
-      await step(tx, 'scope');
-      await step(tx, 'payments');
+      await step(tx, 'scope', options.onStep);
+      await step(tx, 'payments', options.onStep);
     }
     for (const name of ['facts', 'feedback', 'agent_scores', 'chain_scores', 'address_scores', 'records', 'stats']) {
-      await step(tx, name);
+      await step(tx, name, options.onStep);
     }
 
     // An `addresses` run keeps the previous watermarks: it did not look at everything newer.
@@ -138,12 +140,14 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
 }
 
 /** Runs sql/score/<name>.sql; a failure names the file. */
-async function step(tx: WriteTx, name: string): Promise<void> {
+async function step(tx: WriteTx, name: string, onStep?: ScoringOptions['onStep']): Promise<void> {
+  const started = performance.now();
   try {
     await tx.run(sqlFile(`score/${name}`));
   } catch (err) {
     throw new Error(`sql/score/${name}.sql: ${(err as Error).message}`, { cause: err });
   }
+  onStep?.(name, performance.now() - started);
 }
 
 /** Full unless an incremental (or on-demand) run is known to give the same result. */
