@@ -1,7 +1,7 @@
 // Scoring: a full run over the synthetic data set (bench/score-data.ts: 1M addresses, 10M x402
 // payments, 20k agents by default) against a plain `GROUP BY from_address` over the same
 // transfers in the same run, then an incremental run after one more hour of blocks touching 1% of
-// the addresses against the full run, and peak memory.
+// the addresses against the full run, and peak memory; with each run's time per step.
 //
 // The data is generated in a child process, so this process's peak RSS is the scoring's (and the
 // baseline's) alone, not the generator's.
@@ -30,16 +30,19 @@ export async function benchScore(): Promise<Record<string, number>> {
     try {
       const baselineMs = Math.min(...(await repeat(3, () => groupByBaseline(store))));
 
+      const steps: Record<string, number> = {};
+      const onStep = (kind: string) => (step: string, ms: number) => void (steps[`${kind}_step_${step}_s`] = seconds(ms));
+
       let memory = sampleMemory(store);
       let started = performance.now();
-      const full = await runScoring(store, { full: true });
+      const full = await runScoring(store, { full: true, onStep: onStep('full') });
       const fullMs = performance.now() - started;
       const fullMemory = await memory.stop();
 
       await applyScoreIncrement(store, size);
       memory = sampleMemory(store);
       started = performance.now();
-      const incremental = await runScoring(store);
+      const incremental = await runScoring(store, { onStep: onStep('incremental') });
       const incrementalMs = performance.now() - started;
       const incrementalMemory = await memory.stop();
       if (incremental.kind !== 'incremental') throw new Error(`the run after the increment was ${incremental.kind}, not incremental`);
@@ -64,6 +67,7 @@ export async function benchScore(): Promise<Record<string, number>> {
         incremental_run_peak_duckdb_mib: incrementalMemory.duckdb,
         process_peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
         duckdb_memory_limit_mib: parseMemoryLimit(String(limit!.limit)),
+        ...steps,
       };
     } finally {
       await store.close();

@@ -1,12 +1,13 @@
--- Synthetic data for `npm run bench -- score`, step 2 (and of every increment): writes the payments in
--- bench_new_payments (made by score_data.sql or score_increment.sql) into the raw tables as the token
--- source's ingestion does (pipeline/ingest/sources.ts): each an EIP-3009 x402 payment, i.e. a USDC Transfer with the
--- payer's AuthorizationUsed right before it (log_index - 1) in its own transaction, the
--- transaction's sender, every block that carries a log plus the range's last block, and the token
--- cursor at bench_head. ~70% of the senders are the chain's known facilitators (weighted: the
--- first few send most), so those payments are verified; the rest come from 200 other relayers.
--- Needs the facilitators table filled (refreshFacilitators) and bench_token, bench_head set.
--- Every insert is a plain scan and projection, so DuckDB writes it in parallel.
+-- Synthetic data for `npm run bench -- score`, step 2 (and of every increment): writes the
+-- payments in bench_new_payments (made by score_data.sql or score_increment.sql) into the raw
+-- tables as the token source's ingestion does (pipeline/ingest/sources.ts): each an EIP-3009 x402
+-- payment, i.e. a USDC Transfer with the payer's AuthorizationUsed right before it (log_index - 1)
+-- in its own transaction, the transaction's sender, every block that carries a log plus the
+-- range's last block, and the token cursor at bench_head. ~70% of the senders are the chain's
+-- known facilitators (weighted: the first few send most), so those payments are verified; the
+-- rest come from 200 other relayers. Needs the facilitators table filled (refreshFacilitators)
+-- and bench_token, bench_head set. Every insert is a plain scan and projection, so DuckDB writes
+-- it in parallel, in order.
 
 SET VARIABLE bench_facilitators = (SELECT list(address ORDER BY address) FROM facilitators WHERE network = 'base');
 SET VARIABLE bench_first_block = (SELECT min(block_number) FROM bench_new_payments);
