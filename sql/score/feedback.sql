@@ -42,12 +42,15 @@ WITH per_client AS (
    WHERE rating IS NOT NULL AND (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents)
    GROUP BY chain, agent_id, client_address
 ),
-paid AS (
-  SELECT s.chain, a.agent_id, s.address AS client_address, bool_or(s.verified) AS verified
-    FROM run_sides s
-    JOIN run_agents a ON a.chain = s.chain AND a.pay_to = s.counterparty
-   WHERE s.as_payer AND (a.chain, a.agent_id) IN (SELECT (chain, agent_id) FROM scope_agents)
-   GROUP BY s.chain, a.agent_id, s.address
+paid AS (            -- clients' payments to the agent's payment address: distinct (payer, payee)
+                     -- pairs first, so an address paid for many agents is not multiplied by them
+  SELECT a.chain, a.agent_id, p.payer AS client_address, p.verified
+    FROM (SELECT chain, address AS payer, counterparty AS payee, bool_or(verified) AS verified
+            FROM run_sides
+           WHERE as_payer AND address IN (SELECT client_address FROM per_client)
+           GROUP BY chain, address, counterparty) p
+    JOIN run_agents a ON a.chain = p.chain AND a.pay_to = p.payee
+   WHERE (a.chain, a.agent_id) IN (SELECT (chain, agent_id) FROM scope_agents)
 ),
 judged AS (
   SELECT c.*, a.registry,
