@@ -6,10 +6,10 @@ import type { Json } from '@duckdb/node-api';
 import { sqlFile } from '../../pipeline/store/sql-files.ts';
 import type { Store } from '../../pipeline/store/store.ts';
 import type { AuthState } from '../middleware/api-key.ts';
+import { dataSemantics } from '../reputation/record.ts';
 
 export type StatsName = 'v2' | 'x402' | 'erc8004';
 
-const dataSemantics = 'candidate_payment_activity_with_verified_subset';
 const noRunCaveat = 'No scoring run has completed yet: every count is zero.';
 const grades = { A: 0, B: 0, C: 0, D: 0, F: 0 };
 
