@@ -1,7 +1,7 @@
 // How a CLI finds the server that owns DATA_DIR: the server writes admin.json (pid, url) and a
 // random admin.token (mode 0600, readable only by the user running it) when its admin endpoint
 // is listening, and removes admin.json on clean shutdown.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 export interface AdminEndpoint {
@@ -15,7 +15,11 @@ const tokenFile = (dataDir: string) => path.join(dataDir, 'admin.token');
 
 export function writeAdminFiles(dataDir: string, endpoint: AdminEndpoint): void {
   writeFileSync(tokenFile(dataDir), endpoint.token, { mode: 0o600 });
-  writeFileSync(infoFile(dataDir), `${JSON.stringify({ pid: endpoint.pid, url: endpoint.url })}\n`, { mode: 0o644 });
+  // Written whole then renamed: a CLI command reading it while the server starts must never see
+  // half a file (the crash test's quick restarts did).
+  const temporary = `${infoFile(dataDir)}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify({ pid: endpoint.pid, url: endpoint.url })}\n`, { mode: 0o644 });
+  renameSync(temporary, infoFile(dataDir));
 }
 
 export function removeAdminFiles(dataDir: string): void {
