@@ -19,6 +19,7 @@ import { reputationRoutes } from './routes/reputation.ts';
 import { batchRoutes } from './routes/batch.ts';
 import { signupRoutes } from './routes/signup.ts';
 import { enforceIpAllowlist } from './security/ip-allowlist.ts';
+import type { RecordCache } from './reputation/cache.ts';
 import { signingKeyRoutes, signResponses, type ResponseSigner } from './security/signing.ts';
 
 export interface AppDeps {
@@ -34,6 +35,8 @@ export interface AppDeps {
   redisUrl?: string;
   /** Signs responses to enterprise keys and serves the public key; the server always passes it. */
   signer?: ResponseSigner;
+  /** Served reputation records kept in memory (RECORD_CACHE_SIZE); none when absent. */
+  records?: RecordCache;
 }
 
 export function createApp(deps: AppDeps): Koa {

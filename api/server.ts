@@ -13,6 +13,7 @@ import { createAdminApp } from './admin/app.ts';
 import { removeAdminFiles, writeAdminFiles } from './admin/files.ts';
 import { newSecret } from './secrets.ts';
 import { UsageMeter } from './usage/meter.ts';
+import { RecordCache } from './reputation/cache.ts';
 import { startInProcessRunner } from '../jobs/in-process.ts';
 import { startBullmqRunner } from '../jobs/bullmq/owner-runner.ts';
 import { closeInterruptedRuns, createRunLog, type RunLog } from '../jobs/run-log.ts';
@@ -25,6 +26,8 @@ export interface RunningServer {
   keys: ApiKeyIndex;
   jobs: JobRunner;
   runs: RunLog;
+  /** The API's cache of served reputation records (its counters are read by tests and the bench). */
+  records: RecordCache;
   close(): Promise<void>;
 }
 
@@ -63,7 +66,10 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   }
 
   const usage = new UsageMeter({ store, now: options.now, log: log.child('usage'), flushIntervalMs: options.usageFlushIntervalMs });
-  const api = http.createServer(createApp({ store, keys, log, signupUrl: config.signupUrl, now: options.now, usage, redisUrl: config.redisUrl, signer }).callback());
+  const records = new RecordCache(store, { size: config.recordCacheSize });
+  const api = http.createServer(
+    createApp({ store, keys, log, signupUrl: config.signupUrl, now: options.now, usage, redisUrl: config.redisUrl, signer, records }).callback(),
+  );
   const adminToken = newSecret('adm_');
   const admin = http.createServer(createAdminApp({ store, config, log: log.child('admin'), keys, runs, jobs, usage }, adminToken).callback());
   // Node's default keep-alive would hold close() open for idle clients; 5 s is plenty locally.
@@ -93,6 +99,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     keys,
     jobs,
     runs,
+    records,
     close: () =>
       (closing ??= (async () => {
         removeAdminFiles(config.dataDir);

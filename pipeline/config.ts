@@ -43,6 +43,8 @@ const configSchema = z.object({
   publicBaseUrl: z.url({ protocol: /^https?$/ }).optional(),
   signupUrl: z.url({ protocol: /^https?$/ }).optional(),
   readConnections: z.coerce.number().int().min(1).max(64).default(4),
+  // Served reputation records kept in memory by the API (api/reputation/cache.ts); 0 turns it off.
+  recordCacheSize: z.coerce.number().int().min(0).default(100_000),
   ingestIntervalSeconds: z.coerce.number().int().min(1).default(15),
   scoreIntervalSeconds: z.coerce.number().int().min(1).default(60),
   // Where refresh-sanctions-list reads the OFAC list: a local file or folder, or an https URL
@@ -85,6 +87,7 @@ const envNames = {
   publicBaseUrl: 'PUBLIC_BASE_URL',
   signupUrl: 'SIGNUP_URL',
   readConnections: 'DB_READ_CONNECTIONS',
+  recordCacheSize: 'RECORD_CACHE_SIZE',
   ingestIntervalSeconds: 'INGEST_INTERVAL_SECONDS',
   scoreIntervalSeconds: 'SCORE_INTERVAL_SECONDS',
   sanctionsListSource: 'SANCTIONS_LIST_SOURCE',

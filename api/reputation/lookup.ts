@@ -1,11 +1,14 @@
 // Reads what a reputation lookup needs: the address's precomputed records with the newest run
-// (one statement, one snapshot), or whether an address without records is known to the index.
+// (one statement, one snapshot), or whether an address without records is known to the index;
+// and serves a lookup through the record cache (./cache.ts) when the server has one.
 import { sqlFile } from '../../pipeline/store/sql-files.ts';
 import type { Store } from '../../pipeline/store/store.ts';
 import type { Row } from '../../pipeline/store/rows.ts';
 import { modelVersion } from '../../pipeline/score/run.ts';
 import { ApiError } from '../errors.ts';
-import { knownUnscoredRecord, servedRecord, type Json, type NewestRun, type StoredRecord } from './record.ts';
+import { publishNewestRun } from '../../pipeline/score/newest-run.ts';
+import { knownUnscoredRecord, scoreStatus, servedRecord, type NewestRun, type StoredRecord } from './record.ts';
+import { RecordCache, type CachedRecord } from './cache.ts';
 
 export type Lookup =
   | { kind: 'record'; run: NewestRun; stored: StoredRecord }
@@ -20,23 +23,44 @@ export async function lookUpAddress(store: Store, address: string): Promise<Look
 }
 
 export type Served =
-  | { kind: 'record'; record: Json; run: NewestRun; stored: StoredRecord }
-  | { kind: 'known_unscored'; record: Json };
+  | ({ kind: 'record' } & CachedRecord & { json: string })
+  | { kind: 'known_unscored'; json: string };
 
 /**
- * The 2.7 record of one address, as GET /v1/reputation and the batch endpoint serve it; throws
- * 404 `unknown_address` (with `can_assess`) when the address is not indexed, or has no activity on
- * the requested chain.
+ * The 2.7 record of one address as the JSON text GET /v1/reputation and the batch endpoint serve,
+ * from `cache` when it holds it; throws 404 `unknown_address` (with `can_assess`) when the address
+ * is not indexed, or has no activity on the requested chain.
  */
-export async function serveAddress(store: Store, address: string, options: { full: boolean; now: Date; chain?: string }): Promise<Served> {
+export async function serveAddress(
+  store: Store,
+  address: string,
+  options: { full: boolean; now: Date; chain?: string },
+  cache?: RecordCache,
+): Promise<Served> {
+  const key = RecordCache.key(address, options);
+  const hit = cache?.get(key, options.now);
+  if (hit) return servedEntry(hit, options.chain);
   const found = await lookUpAddress(store, address);
   if (found.kind === 'unknown') {
     throw new ApiError('unknown_address', 'this address has not been indexed; POST /v1/assess to score it', { can_assess: true });
   }
-  if (found.kind === 'known_unscored') return { kind: 'known_unscored', record: knownUnscoredRecord(address, modelVersion, options.full) };
+  if (found.kind === 'known_unscored') return { kind: 'known_unscored', json: JSON.stringify(knownUnscoredRecord(address, modelVersion, options.full)) };
+  // What this reader saw is committed: the cache may learn the run from it (no run yet in this process).
+  publishNewestRun(store, found.run.runId);
   const record = servedRecord(found.stored, found.run, options);
-  if (!record) throw new ApiError('unknown_address', `this address has no activity on ${options.chain}`, { can_assess: true });
-  return { kind: 'record', record, run: found.run, stored: found.stored };
+  const entry: CachedRecord = {
+    run: found.run,
+    json: record && JSON.stringify(record),
+    score: { value: record?.score.value, grade: record?.score.grade },
+    viewFacts: found.stored.view_facts,
+  };
+  cache?.set(key, entry, scoreStatus(found.run.scoredAt, options.now));
+  return servedEntry(entry, options.chain);
+}
+
+function servedEntry(entry: CachedRecord, chain: string | undefined): Served {
+  if (entry.json === null) throw new ApiError('unknown_address', `this address has no activity on ${chain}`, { can_assess: true });
+  return { kind: 'record', ...entry, json: entry.json };
 }
 
 function newestRun(row: Row): NewestRun {

@@ -12,6 +12,7 @@ import { meter } from '../usage/meter.ts';
 import { requireEntitlement } from '../middleware/entitlement.ts';
 import { jsonBody } from '../middleware/json-body.ts';
 import { serveAddress } from '../reputation/lookup.ts';
+import type { RecordCache } from '../reputation/cache.ts';
 import type { AuthState } from '../middleware/api-key.ts';
 
 export const batchRequestSchema = z
@@ -24,7 +25,7 @@ export const batchRequestSchema = z
 // Lookups of one batch in flight at once: enough to keep the read pool busy, not to hog it.
 const lookupsAtOnce = 8;
 
-export function batchRoutes(router: Router<AuthState>, deps: { store: Store; now?: () => Date }): void {
+export function batchRoutes(router: Router<AuthState>, deps: { store: Store; now?: () => Date; records?: RecordCache }): void {
   // `:` is literal here (escaped), not a path parameter.
   router.post('/v1/reputation\\:batch', jsonBody(), async (ctx) => {
     requireEntitlement(ctx, 'batch', 'batch lookups');
@@ -50,7 +51,8 @@ export function batchRoutes(router: Router<AuthState>, deps: { store: Store; now
             return { address, status: error.status, error: error.body().error };
           }
           try {
-            return { address: valid.address, status: 200, record: (await serveAddress(deps.store, valid.address, { full, now, chain })).record };
+            const served = await serveAddress(deps.store, valid.address, { full, now, chain }, deps.records);
+            return { address: valid.address, status: 200, record: JSON.parse(served.json) as unknown };
           } catch (err) {
             if (!(err instanceof ApiError)) throw err;
             return { address: valid.address, status: err.status, error: err.body().error };

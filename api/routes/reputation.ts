@@ -11,6 +11,7 @@ import { meter } from '../usage/meter.ts';
 import { requireEntitlement } from '../middleware/entitlement.ts';
 import { scoreStatus } from '../reputation/record.ts';
 import { serveAddress } from '../reputation/lookup.ts';
+import type { RecordCache } from '../reputation/cache.ts';
 import { defaultPolicy, gradeOrder, viewCacheTtlSeconds, viewRecord, type Grade } from '../reputation/view.ts';
 import type { AuthState } from '../middleware/api-key.ts';
 
@@ -21,7 +22,7 @@ const querySchema = z.object({
   min_transactions: z.coerce.number({ message: 'min_transactions must be a whole number' }).int('min_transactions must be a whole number').min(0, 'min_transactions must be 0 or more').optional(),
 });
 
-export function reputationRoutes(router: Router<AuthState>, deps: { store: Store; now?: () => Date }): void {
+export function reputationRoutes(router: Router<AuthState>, deps: { store: Store; now?: () => Date; records?: RecordCache }): void {
   router.get('/v1/reputation/:address', async (ctx) => {
     const parsed = parseAddress(ctx.params.address ?? '');
     if (!parsed) throw new ApiError('invalid_address', 'address must be an EVM address (0x + 40 hex) or a Solana base58 public key');
@@ -39,18 +40,20 @@ export function reputationRoutes(router: Router<AuthState>, deps: { store: Store
     await meter(ctx, 1);
 
     const now = deps.now?.() ?? new Date();
-    const served = await serveAddress(deps.store, parsed.address, { full: paid, now, chain });
+    const served = await serveAddress(deps.store, parsed.address, { full: paid, now, chain }, deps.records);
     if (served.kind === 'known_unscored' || !variant) {
-      ctx.body = served.record;
+      // The record's JSON text as built once (and cached): sent as it is.
+      ctx.type = 'json';
+      ctx.body = served.json;
       return;
     }
-    const { record, run, stored } = served;
+    const { score, run, viewFacts } = served;
     if (scoreStatus(run.scoredAt, now) === 'stale') {
       throw new ApiError('stale_data', `the newest scoring run is from ${run.scoredAt}; the pipeline is behind`);
     }
     const policy = { min_grade: min_grade ?? defaultPolicy.min_grade, min_transactions: min_transactions ?? defaultPolicy.min_transactions };
     ctx.set('Cache-Control', `private, max-age=${viewCacheTtlSeconds[view]}`);
-    ctx.body = viewRecord(parsed.address, { value: record.score.value, grade: record.score.grade as Grade }, stored.view_facts, run, {
+    ctx.body = viewRecord(parsed.address, { value: score.value, grade: score.grade as Grade }, viewFacts, run, {
       view,
       policy,
       now,

@@ -11,6 +11,7 @@ import type { WriteTx } from '../store/group-commit.ts';
 import { sqlFile } from '../store/sql-files.ts';
 import { refreshFacilitators } from '../chain/facilitators.ts';
 import { parseAddress } from '../address.ts';
+import { publishNewestRun } from './newest-run.ts';
 
 export const modelVersion = 'v1';
 
@@ -65,7 +66,7 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
     if (!parsed) throw new Error(`not an EVM or Solana address: ${a}`);
     return parsed;
   });
-  return store.write(async (tx) => {
+  const committed = await store.write(async (tx) => {
     await refreshFacilitators(tx);
     await step(tx, 'macros', options.onStep);
     const [last] = await tx.all(
@@ -137,6 +138,9 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
       scoredAt: String(run!.scored_at),
     };
   });
+  // Committed: in-process caches of served records (api/reputation/cache.ts) drop the old run's.
+  publishNewestRun(store, committed.runId);
+  return committed;
 }
 
 /** Runs sql/score/<name>.sql; a failure names the file. */
