@@ -5,6 +5,7 @@ import type { Store } from '../pipeline/store/store.ts';
 import { newId, newSecret, sha256Hex } from './secrets.ts';
 import type { PlanName } from './plans.ts';
 import { compileAllowlist, loadIpAllowlists, type IpAllowlist } from './security/ip-allowlist.ts';
+import { overrideColumns, overridesOf, type LimitOverrides } from './usage/limits.ts';
 
 export const apiKeyPrefix = 'rpk_';
 
@@ -22,6 +23,8 @@ export interface KeyOwner {
   status: 'active' | 'cancelled';
   /** Enterprise IP allowlist (api/security/ip-allowlist.ts); absent or null = any address. */
   ipAllowlist?: IpAllowlist | null;
+  /** Enterprise custom limits (api/usage/limits.ts); absent or null = the plan's. */
+  overrides?: LimitOverrides | null;
 }
 
 export type KeyVerification = { valid: true; owner: KeyOwner } | { valid: false; code: 'missing' | 'unknown' };
@@ -31,11 +34,13 @@ export interface ApiKeyIndex {
   add(hash: string, owner: KeyOwner): void;
   /** Replaces the IP allowlist of a key after its change committed ([] = none). */
   setIpAllowlist(keyId: string, cidrs: readonly string[]): void;
+  /** Replaces the limit overrides of every key of an account after their change committed. */
+  setLimitOverrides(accountId: string, overrides: LimitOverrides | null): void;
 }
 
 export async function loadApiKeyIndex(store: Store): Promise<ApiKeyIndex> {
   const rows = await store.read(
-    `SELECT k.key_hash, k.id AS key_id, a.id AS account_id, a.plan, a.status
+    `SELECT k.key_hash, k.id AS key_id, a.id AS account_id, a.plan, a.status, ${overrideColumns}
        FROM api_keys k JOIN accounts a ON a.id = k.account_id
       WHERE k.revoked_at IS NULL`,
   );
@@ -48,6 +53,7 @@ export async function loadApiKeyIndex(store: Store): Promise<ApiKeyIndex> {
       plan: r.plan as PlanName,
       status: r.status as KeyOwner['status'],
       ipAllowlist: allowlists.get(String(r.key_id)) ?? null,
+      overrides: overridesOf(r),
     });
   }
   return {
@@ -62,6 +68,9 @@ export async function loadApiKeyIndex(store: Store): Promise<ApiKeyIndex> {
     },
     setIpAllowlist(keyId, cidrs) {
       for (const owner of byHash.values()) if (owner.keyId === keyId) owner.ipAllowlist = compileAllowlist(cidrs);
+    },
+    setLimitOverrides(accountId, overrides) {
+      for (const owner of byHash.values()) if (owner.accountId === accountId) owner.overrides = overrides;
     },
   };
 }
@@ -78,7 +87,7 @@ export async function createAccount(
   const hash = sha256Hex(apiKey);
   const name = input.name ?? null;
   await store.write(async (tx) => {
-    await tx.run(`INSERT INTO accounts VALUES ($1, $2, $3, 'active', utc_now())`, [accountId, name, input.plan]);
+    await tx.run(`INSERT INTO accounts (id, name, plan, status, created_at) VALUES ($1, $2, $3, 'active', utc_now())`, [accountId, name, input.plan]);
     await tx.run(`INSERT INTO api_keys VALUES ($1, $2, $3, $4, utc_now(), NULL)`, [
       keyId,
       accountId,

@@ -26,6 +26,8 @@ export const entitlementNames = [
   'credentials',
   'ip_allowlists',
   'signed_responses',
+  /** Per-account overrides of the rate limits, included calls and cache TTL (api/usage/limits.ts). */
+  'custom_limits',
 ] as const;
 export type Entitlement = (typeof entitlementNames)[number];
 
@@ -39,7 +41,7 @@ export interface Plan {
   overagePerCallUsd: number | null;
   /** True when overage is billed by contract (enterprise): no price here, never a hard stop. */
   overageByContract: boolean;
-  /** Requests per minute per API key (spec 8: "custom" for enterprise: our default, see decisions). */
+  /** Requests per minute per API key (spec 8: "custom" for enterprise: our default, see decisions; an account may override it). */
   ratePerMinute: number;
   /** Requests per second per API key (the burst window; free's 1/s is from spec 8). */
   ratePerSecond: number;
@@ -124,7 +126,7 @@ export const plans: Readonly<Record<PlanName, Plan>> = {
     ratePerSecond: 100,
     cacheTtlSeconds: 60,
     batchMaxAddresses: 100,
-    entitlements: new Set<Entitlement>([...paidEntitlements, 'ip_allowlists', 'signed_responses']),
+    entitlements: new Set<Entitlement>([...paidEntitlements, 'ip_allowlists', 'signed_responses', 'custom_limits']),
   },
 };
 

@@ -9,7 +9,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { openStore } from '../pipeline/store/store.ts';
 
 const rows = Number(process.env.BENCH_ROWS ?? 5_000);
-const insert = `INSERT INTO accounts VALUES ($1, NULL, 'free', 'active', now())`;
+const insert = `INSERT INTO accounts (id, name, plan, status, created_at) VALUES ($1, NULL, 'free', 'active', now())`;
 
 async function rawDuckDb(perRowCommit: boolean): Promise<number> {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-raw-'));

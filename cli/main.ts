@@ -11,6 +11,7 @@ import { registerJobCommands } from './jobs.ts';
 import { registerImportCommand } from './import.ts';
 import { registerSqlCommand } from './sql.ts';
 import { registerAllowlistCommand } from './allowlist.ts';
+import { registerLimitsCommand } from './limits.ts';
 import { registerUsageCommand } from './usage.ts';
 import { UsageError } from './usage-error.ts';
 import { wholeNumber } from './whole-number.ts';
@@ -73,6 +74,7 @@ accounts
     printAccount(created as { id: string; api_key: string; plan: string }, Boolean(opts.json));
   });
 registerAllowlistCommand(accounts, config, log);
+registerLimitsCommand(accounts, config, log);
 
 const knownFailures = [ConfigError, StoreLockedError, WalRecoveryError, OperationInputError, ExportQueryError];
 

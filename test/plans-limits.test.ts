@@ -70,7 +70,7 @@ describe('plans, limits and usage over HTTP', () => {
     expect(plans.enterprise).toMatchObject({ monthlyPriceUsd: null, includedCalls: null, overageByContract: true });
     for (const plan of planNames) {
       for (const e of entitlementNames) {
-        const expected = plan === 'free' ? false : e === 'ip_allowlists' || e === 'signed_responses' ? plan === 'enterprise' : true;
+        const expected = plan === 'free' ? false : e === 'ip_allowlists' || e === 'signed_responses' || e === 'custom_limits' ? plan === 'enterprise' : true;
         expect([plan, e, hasEntitlement(plan, e)]).toEqual([plan, e, expected]);
       }
     }
@@ -277,7 +277,7 @@ describe('plans, limits and usage over HTTP', () => {
     await store.write(async (tx) => {
       const [row] = await tx.all(`SELECT name, plan, created_at FROM accounts WHERE id = $1`, [cancelled.id]);
       await tx.run(`DELETE FROM accounts WHERE id = $1`, [cancelled.id]);
-      await tx.run(`INSERT INTO accounts VALUES ($1, $2, $3, 'cancelled', $4::TIMESTAMP)`, [cancelled.id, (row!.name as string | null) ?? null, String(row!.plan), String(row!.created_at)]);
+      await tx.run(`INSERT INTO accounts (id, name, plan, status, created_at) VALUES ($1, $2, $3, 'cancelled', $4::TIMESTAMP)`, [cancelled.id, (row!.name as string | null) ?? null, String(row!.plan), String(row!.created_at)]);
     });
     await store.close();
 

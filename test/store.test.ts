@@ -78,10 +78,10 @@ describe('group-commit writer', () => {
     const store = await openStore({ dataDir: tempDataDir('writer') });
     try {
       const ok = Array.from({ length: 200 }, (_, i) =>
-        store.write((tx) => tx.run(`INSERT INTO accounts VALUES ($1, NULL, 'free', 'active', now())`, [`acc_${i}`])),
+        store.write((tx) => tx.run(`INSERT INTO accounts (id, name, plan, status, created_at) VALUES ($1, NULL, 'free', 'active', now())`, [`acc_${i}`])),
       );
       const failing = store.write(async (tx) => {
-        await tx.run(`INSERT INTO accounts VALUES ('acc_doomed', NULL, 'free', 'active', now())`);
+        await tx.run(`INSERT INTO accounts (id, name, plan, status, created_at) VALUES ('acc_doomed', NULL, 'free', 'active', now())`);
         await tx.run('SELECT * FROM no_such_table');
       });
       const results = await Promise.allSettled([...ok, failing]);

@@ -15,6 +15,7 @@ import { importFormats, type ImportFormat } from '../../pipeline/import/format.t
 import { JobOperationError, jobOperations, type JobsContext } from './job-operations.ts';
 import type { UsageMeter } from '../usage/meter.ts';
 import { UnknownAccountError, usageReport } from '../usage/report.ts';
+import { activeOverrides, changeAccountLimits, LimitsRefusedError, type LimitOverrides } from '../usage/limits.ts';
 
 export interface OperationContext extends JobsContext {
   /** Present inside the server, so a new key works immediately. */
@@ -43,6 +44,27 @@ export const operations = {
         return changes;
       } catch (err) {
         if (err instanceof AllowlistEntryError || err instanceof AllowlistRefusedError) throw new OperationInputError(err.message);
+        throw err;
+      }
+    },
+  },
+  // Sets (a number), resets to the plan's value (null) or, with nothing given, shows an enterprise
+  // account's own rate limits, included calls and cache TTL.
+  'accounts.limits': {
+    input: z.object({
+      accountId: z.string().min(1),
+      ratePerMinute: z.number().nullable().optional(),
+      ratePerSecond: z.number().nullable().optional(),
+      includedCalls: z.number().nullable().optional(),
+      cacheTtlSeconds: z.number().nullable().optional(),
+    }),
+    run: async (ctx: OperationContext, { accountId, ...change }: { accountId: string } & Partial<LimitOverrides>) => {
+      try {
+        const report = await changeAccountLimits(ctx.store, accountId, change);
+        ctx.keys?.setLimitOverrides(accountId, activeOverrides(report.overrides));
+        return report;
+      } catch (err) {
+        if (err instanceof LimitsRefusedError) throw new OperationInputError(err.message);
         throw err;
       }
     },

@@ -9,11 +9,14 @@
 // `never` for a quota without a period, which no plan has today) on success and on 429
 // quota_exceeded; plans without a quota (enterprise) get none. Free stops at its included calls
 // (it has no overage price); paid plans keep serving and the calls past the quota are overage.
+// An enterprise account with its own included calls (api/usage/limits.ts) gets the headers for
+// that quota, and the calls past it are overage by contract.
 import type { ParameterizedContext } from 'koa';
 import type { Store } from '../../pipeline/store/store.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import { ApiError } from '../errors.ts';
 import { planOf, quotaIsHardStop, type PlanName } from '../plans.ts';
+import { accountLimits, type LimitOverrides } from './limits.ts';
 import type { AuthState } from '../middleware/api-key.ts';
 import { cycleAt, type Cycle } from './cycle.ts';
 
@@ -76,13 +79,13 @@ export class UsageMeter {
    * its plan stops at the quota and the calls do not fit (a batch is refused whole). Returns the
    * quota after counting, or null for plans without one.
    */
-  async count(account: { accountId: string; plan: PlanName }, calls: number): Promise<QuotaState | null> {
+  async count(account: { accountId: string; plan: PlanName; overrides?: LimitOverrides | null }, calls: number): Promise<QuotaState | null> {
     if (this.closed) throw new ApiError('unavailable', 'the server is shutting down');
     const plan = planOf(account.plan);
     const cycle = cycleAt(await this.accountCreatedAt(account.accountId), this.now());
     const counter = await this.counter(account.accountId, cycle);
     // From here to the increment nothing awaits, so concurrent requests cannot both take the last call.
-    const limit = plan.includedCalls;
+    const limit = accountLimits(account).includedCalls;
     const state = (used: number): QuotaState | null => (limit === null ? null : { limit, used, reset: cycle.end.toISOString() });
     if (limit !== null && quotaIsHardStop(plan) && counter.used + calls > limit) {
       const quota = state(counter.used)!;

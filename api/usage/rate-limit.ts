@@ -1,5 +1,6 @@
 // Per-API-key rate limits (spec 8): a per-minute window at the plan's rate and a per-second
-// window (free: 1 request per second). Fixed windows aligned to the clock's minute and second, in
+// window (free: 1 request per second); an enterprise account may have its own rates
+// (api/usage/limits.ts). Fixed windows aligned to the clock's minute and second, in
 // the owner's memory: a limit is about the last few seconds, so a restart forgetting it is fine.
 //
 // Headers on every /v1 response after authentication (success, errors, and 429 rate_limited):
@@ -10,8 +11,8 @@
 // whole seconds until the refusing window resets (at least 1).
 import type { Middleware } from 'koa';
 import { ApiError } from '../errors.ts';
-import { planOf } from '../plans.ts';
 import type { AuthState } from '../middleware/api-key.ts';
+import { accountLimits } from './limits.ts';
 
 interface Windows {
   minute: number;
@@ -56,8 +57,9 @@ export class RateLimiter {
 
 export function rateLimit(limiter: RateLimiter): Middleware<AuthState> {
   return async (ctx, next) => {
-    const plan = planOf(ctx.state.account.plan);
-    const d = limiter.take(ctx.state.account.keyId, plan.ratePerMinute, plan.ratePerSecond);
+    const { account } = ctx.state;
+    const limits = accountLimits(account);
+    const d = limiter.take(account.keyId, limits.ratePerMinute, limits.ratePerSecond);
     const headers: Record<string, string> = {
       'X-RateLimit-Limit': String(d.limit),
       'X-RateLimit-Remaining': String(d.remaining),
@@ -66,7 +68,8 @@ export function rateLimit(limiter: RateLimiter): Middleware<AuthState> {
     ctx.set(headers);
     if (!d.allowed) {
       const per = d.window === 'second' ? `${d.limit} per second` : `${d.limit} per minute`;
-      throw new ApiError('rate_limited', `rate limit of the ${plan.name} plan (${per}) reached; retry after ${d.retryAfterSeconds} s`, {}, {
+      const whose = account.overrides ? 'this account' : `the ${account.plan} plan`;
+      throw new ApiError('rate_limited', `rate limit of ${whose} (${per}) reached; retry after ${d.retryAfterSeconds} s`, {}, {
         ...headers,
         'Retry-After': String(d.retryAfterSeconds),
       });

@@ -1,8 +1,11 @@
 // `reputation usage --account ID` (admin operation usage.show): the account's billing cycles with
 // the calls counted, the included calls, and the overage. The current cycle is `open` (its overage
-// so far); an ended cycle is `closed` and its overage is what the cycle end bills.
+// so far); an ended cycle is `closed` and its overage is what the cycle end bills. An enterprise
+// account's own included calls (api/usage/limits.ts) apply to all its cycles, past ones too: the
+// override is kept as it is now, without history.
 import type { Store } from '../../pipeline/store/store.ts';
 import { isPlanName, planOf, type PlanName } from '../plans.ts';
+import { accountLimits, overrideColumns, overridesOf } from './limits.ts';
 import { cycleAt } from './cycle.ts';
 
 export interface CycleUsage {
@@ -31,9 +34,10 @@ export class UnknownAccountError extends Error {
   override name = 'UnknownAccountError';
 }
 
-export function cycleUsage(plan: PlanName, start: Date, end: Date, calls: number, now: Date): CycleUsage {
+/** `included`: the account's included calls when it has its own (default: the plan's). */
+export function cycleUsage(plan: PlanName, start: Date, end: Date, calls: number, now: Date, included = planOf(plan).includedCalls): CycleUsage {
   const p = planOf(plan);
-  const overageCalls = p.includedCalls === null ? 0 : Math.max(0, calls - p.includedCalls);
+  const overageCalls = included === null ? 0 : Math.max(0, calls - included);
   // Prices are whole multiples of $0.0001: count in those units to keep the sum exact.
   const overageUsd = p.overageByContract ? null : p.overagePerCallUsd === null ? 0 : (overageCalls * Math.round(p.overagePerCallUsd * 10_000)) / 10_000;
   return {
@@ -42,14 +46,17 @@ export function cycleUsage(plan: PlanName, start: Date, end: Date, calls: number
     status: end.getTime() <= now.getTime() ? 'closed' : 'open',
     plan,
     calls,
-    included: p.includedCalls,
+    included,
     overage_calls: overageCalls,
     overage_usd: overageUsd,
   };
 }
 
 export async function usageReport(store: Store, accountId: string, now: Date): Promise<UsageReport> {
-  const [account] = await store.read(`SELECT plan, status, epoch_ms(created_at) AS created_ms FROM accounts WHERE id = $1 ORDER BY created_at LIMIT 1`, [accountId]);
+  const [account] = await store.read(
+    `SELECT a.plan, a.status, epoch_ms(a.created_at) AS created_ms, ${overrideColumns} FROM accounts a WHERE a.id = $1 ORDER BY a.created_at LIMIT 1`,
+    [accountId],
+  );
   if (!account) throw new UnknownAccountError(`no account ${accountId}`);
   const plan = String(account.plan);
   if (!isPlanName(plan)) throw new Error(`account ${accountId} has an unknown plan ${plan}`);
@@ -59,9 +66,12 @@ export async function usageReport(store: Store, accountId: string, now: Date): P
     [accountId],
   );
   const current = cycleAt(new Date(Number(account.created_ms)), now);
+  const overrides = overridesOf(account);
+  const usage = (cyclePlan: PlanName, start: Date, end: Date, calls: number) =>
+    cycleUsage(cyclePlan, start, end, calls, now, accountLimits({ plan: cyclePlan, overrides }).includedCalls);
   const row = (r: (typeof rows)[number]) => {
     const rowPlan = String(r.plan);
-    return cycleUsage(isPlanName(rowPlan) ? rowPlan : plan, new Date(Number(r.start_ms)), new Date(Number(r.end_ms)), Number(r.calls), now);
+    return usage(isPlanName(rowPlan) ? rowPlan : plan, new Date(Number(r.start_ms)), new Date(Number(r.end_ms)), Number(r.calls));
   };
   const currentRow = rows.find((r) => Number(r.start_ms) === current.start.getTime());
   return {
@@ -69,7 +79,7 @@ export async function usageReport(store: Store, accountId: string, now: Date): P
     plan,
     status: String(account.status),
     // The current cycle is billed at the account's plan now.
-    current: cycleUsage(plan, current.start, current.end, currentRow ? Number(currentRow.calls) : 0, now),
+    current: usage(plan, current.start, current.end, currentRow ? Number(currentRow.calls) : 0),
     past: rows.filter((r) => Number(r.start_ms) < current.start.getTime()).map(row),
   };
 }

@@ -1,0 +1,125 @@
+// Enterprise custom limits (spec section 8) over real HTTP and the real CLI: an account's own rate
+// limits and included calls, set with `reputation accounts limits` while the server runs, change
+// the 429 threshold and the X-RateLimit-* / X-Quota-* headers at once, survive a restart, show in
+// `reputation usage`, and are refused for other plans.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../pipeline/config.ts';
+import { silentLogger } from '../pipeline/log.ts';
+import { startServer, type RunningServer } from '../api/server.ts';
+import { createAccount } from '../api/accounts.ts';
+import { accountLimits } from '../api/usage/limits.ts';
+import { cycleAt } from '../api/usage/cycle.ts';
+import { cliEnv, runCli } from './helpers/cli.ts';
+import { tempDataDir } from './helpers/temp.ts';
+
+const unknown = '0x1111111111111111111111111111111111111111';
+
+describe('enterprise custom limits', () => {
+  const dataDir = tempDataDir('account-limits');
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0' });
+  const env = cliEnv(dataDir);
+  let server: RunningServer;
+  // The server's clock, on a whole second well inside a minute.
+  let now = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 120_000);
+  const start = () => startServer(config, silentLogger, { now: () => now, usageFlushIntervalMs: 0 });
+
+  beforeAll(async () => {
+    server = await start();
+  });
+  afterAll(() => server?.close());
+
+  // Every lookup of an unknown address is a counted call (404), so no scoring run is needed.
+  const lookup = async (key: string) => {
+    const res = await fetch(`${server.url}/v1/reputation/${unknown}`, { headers: { 'X-API-Key': key } });
+    const body = (await res.json()) as any;
+    const h = (name: string) => res.headers.get(name);
+    return { status: res.status, code: body.error?.code as string, message: body.error?.message as string, limit: h('x-ratelimit-limit'), remaining: h('x-ratelimit-remaining'), quota: h('x-quota-limit'), used: h('x-quota-used'), reset: h('x-quota-reset') };
+  };
+  const limits = async (args: string[]) => {
+    const out = await runCli(['accounts', 'limits', ...args], env);
+    return { ...out, json: out.code === 0 && args.includes('--json') ? JSON.parse(out.stdout.trim().split('\n').at(-1)!) : undefined };
+  };
+
+  it('the overrides change the 429 thresholds and the quota headers at once, and `default` returns to the plan', async () => {
+    const { id, api_key } = await createAccount(server.store, { plan: 'enterprise' }, server.keys);
+    const plain = await lookup(api_key);
+    expect(plain).toMatchObject({ status: 404, limit: '6000', quota: null, used: null });
+
+    // Through the running server's admin endpoint.
+    const set = await limits(['--account', id, '--rate-per-minute', '5', '--rate-per-second', '2', '--quota', '3', '--json']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.json).toEqual({
+      account_id: id,
+      plan: 'enterprise',
+      overrides: { ratePerMinute: 5, ratePerSecond: 2, includedCalls: 3, cacheTtlSeconds: null },
+      limits: { ratePerMinute: 5, ratePerSecond: 2, includedCalls: 3, cacheTtlSeconds: 60 },
+    });
+
+    const [created] = await server.store.read(`SELECT epoch_ms(created_at) AS ms FROM accounts WHERE id = $1`, [id]);
+    const reset = cycleAt(new Date(Number(created!.ms)), now).end.toISOString();
+    now = new Date(now.getTime() + 60_000);
+    const seen = [];
+    for (let i = 0; i < 3; i++) seen.push(await lookup(api_key));
+    expect(seen.map((r) => [r.status, r.limit, r.remaining, r.quota, r.used])).toEqual([
+      [404, '5', '4', '3', '2'],
+      [404, '5', '3', '3', '3'],
+      // The third in one second meets the account's per-second rate.
+      [429, '2', '0', null, null],
+    ]);
+    expect(seen[0]!.reset).toBe(reset);
+    expect(seen[2]).toMatchObject({ code: 'rate_limited', message: expect.stringContaining('rate limit of this account (2 per second)') });
+
+    // Past the included calls an enterprise account keeps being served: overage by contract.
+    now = new Date(now.getTime() + 1_000);
+    expect((await lookup(api_key)).used).toBe('4');
+    expect((await lookup(api_key)).used).toBe('5');
+    now = new Date(now.getTime() + 1_000);
+    expect(await lookup(api_key)).toMatchObject({ status: 404, remaining: '0', used: '6' });
+    // The sixth in the minute meets the account's per-minute rate.
+    now = new Date(now.getTime() + 1_000);
+    expect(await lookup(api_key)).toMatchObject({ status: 429, code: 'rate_limited', limit: '5', remaining: '0' });
+
+    const usage = await runCli(['usage', '--account', id, '--json'], env);
+    expect(JSON.parse(usage.stdout.trim().split('\n').at(-1)!).current).toMatchObject({ calls: 6, included: 3, overage_calls: 3, overage_usd: null });
+
+    const back = await limits(['--account', id, '--rate-per-second', 'default', '--rate-per-minute', 'default', '--json']);
+    expect(back.json.limits).toEqual({ ratePerMinute: 6000, ratePerSecond: 100, includedCalls: 3, cacheTtlSeconds: 60 });
+    expect(await lookup(api_key)).toMatchObject({ status: 404, limit: '6000', quota: '3', used: '7' });
+  });
+
+  it('overrides are kept in the accounts table: a restart serves them; shown without a server too', async () => {
+    const { id, api_key } = await createAccount(server.store, { plan: 'enterprise' }, server.keys);
+    expect((await limits(['--account', id, '--rate-per-second', '1'])).code).toBe(0);
+    await server.close();
+
+    const shown = await limits(['--account', id]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(`account ${id} (plan enterprise)`);
+    expect(shown.stdout).toMatch(/--rate-per-second\s+1\/s\s+\(custom\)/);
+    expect(shown.stdout).toMatch(/--quota\s+unlimited\s+\(plan\)/);
+
+    server = await start();
+    now = new Date(now.getTime() + 60_000);
+    expect(await lookup(api_key)).toMatchObject({ status: 404, limit: '6000' });
+    expect(await lookup(api_key)).toMatchObject({ status: 429, limit: '1' });
+  });
+
+  it('other plans may not have them; bad values are usage errors', async () => {
+    const starter = await createAccount(server.store, { plan: 'starter' }, server.keys);
+    const refused = await limits(['--account', starter.id, '--rate-per-minute', '100000']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`custom limits are an enterprise feature; account ${starter.id} has plan starter`);
+    // Resetting to the plan's value is always allowed, and showing.
+    expect((await limits(['--account', starter.id, '--quota', 'default'])).code).toBe(0);
+    expect((await limits(['--account', 'acc_nope'])).stderr).toContain('no account acc_nope');
+    for (const bad of [['--rate-per-minute', '0'], ['--cache-ttl', '86401'], ['--rate-per-second', 'fast']]) {
+      expect((await limits(['--account', starter.id, ...bad])).code, bad.join(' ')).toBe(2);
+    }
+  });
+
+  it('an override counts only while the plan has custom_limits', () => {
+    const overrides = { ratePerMinute: 5, ratePerSecond: null, includedCalls: 10, cacheTtlSeconds: 5 };
+    expect(accountLimits({ plan: 'enterprise', overrides })).toEqual({ ratePerMinute: 5, ratePerSecond: 100, includedCalls: 10, cacheTtlSeconds: 5 });
+    expect(accountLimits({ plan: 'growth', overrides })).toEqual({ ratePerMinute: 600, ratePerSecond: 20, includedCalls: 500_000, cacheTtlSeconds: 60 });
+  });
+});
