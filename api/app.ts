@@ -37,6 +37,8 @@ export interface AppDeps {
   signer?: ResponseSigner;
   /** Served reputation records kept in memory (RECORD_CACHE_SIZE); none when absent. */
   records?: RecordCache;
+  /** Age of the newest scoring run past which records are stale (STALE_AFTER_SECONDS; default 24 h). */
+  staleAfterSeconds?: number;
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -49,7 +51,7 @@ export function createApp(deps: AppDeps): Koa {
 
   const open = new Router();
   const stats = createStatsCache(deps.store);
-  healthRoutes(open, { store: deps.store, startedAt: deps.startedAt ?? new Date(), redisUrl: deps.redisUrl, now: deps.now });
+  healthRoutes(open, { store: deps.store, startedAt: deps.startedAt ?? new Date(), redisUrl: deps.redisUrl, now: deps.now, staleAfterSeconds: deps.staleAfterSeconds });
   signupRoutes(open);
   if (deps.signer) signingKeyRoutes(open, deps.signer);
   legacyRoutes(open, { store: deps.store, stats });

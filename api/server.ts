@@ -14,6 +14,7 @@ import { removeAdminFiles, writeAdminFiles } from './admin/files.ts';
 import { newSecret } from './secrets.ts';
 import { UsageMeter } from './usage/meter.ts';
 import { RecordCache } from './reputation/cache.ts';
+import { scoreStatus } from './reputation/record.ts';
 import { startInProcessRunner } from '../jobs/in-process.ts';
 import { startBullmqRunner } from '../jobs/bullmq/owner-runner.ts';
 import { closeInterruptedRuns, createRunLog, type RunLog } from '../jobs/run-log.ts';
@@ -66,9 +67,10 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   }
 
   const usage = new UsageMeter({ store, now: options.now, log: log.child('usage'), flushIntervalMs: options.usageFlushIntervalMs });
-  const records = new RecordCache(store, { size: config.recordCacheSize });
+  const { staleAfterSeconds } = config;
+  const records = new RecordCache(store, { size: config.recordCacheSize, status: (scoredAt, now) => scoreStatus(scoredAt, now, staleAfterSeconds) });
   const api = http.createServer(
-    createApp({ store, keys, log, signupUrl: config.signupUrl, now: options.now, usage, redisUrl: config.redisUrl, signer, records }).callback(),
+    createApp({ store, keys, log, signupUrl: config.signupUrl, now: options.now, usage, redisUrl: config.redisUrl, signer, records, staleAfterSeconds }).callback(),
   );
   const adminToken = newSecret('adm_');
   const admin = http.createServer(createAdminApp({ store, config, log: log.child('admin'), keys, runs, jobs, usage }, adminToken).callback());

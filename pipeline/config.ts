@@ -45,6 +45,9 @@ const configSchema = z.object({
   readConnections: z.coerce.number().int().min(1).max(64).default(4),
   // Served reputation records kept in memory by the API (api/reputation/cache.ts); 0 turns it off.
   recordCacheSize: z.coerce.number().int().min(0).default(100_000),
+  // How old the newest scoring run may be before records are `stale` and the view variant answers
+  // 503 stale_data (spec 3.3: 24 h); /health reports degraded past it too.
+  staleAfterSeconds: z.coerce.number().int().min(1).max(366 * 24 * 60 * 60).default(24 * 60 * 60),
   ingestIntervalSeconds: z.coerce.number().int().min(1).default(15),
   scoreIntervalSeconds: z.coerce.number().int().min(1).default(60),
   // Where refresh-sanctions-list reads the OFAC list: a local file or folder, or an https URL
@@ -88,6 +91,7 @@ const envNames = {
   signupUrl: 'SIGNUP_URL',
   readConnections: 'DB_READ_CONNECTIONS',
   recordCacheSize: 'RECORD_CACHE_SIZE',
+  staleAfterSeconds: 'STALE_AFTER_SECONDS',
   ingestIntervalSeconds: 'INGEST_INTERVAL_SECONDS',
   scoreIntervalSeconds: 'SCORE_INTERVAL_SECONDS',
   sanctionsListSource: 'SANCTIONS_LIST_SOURCE',

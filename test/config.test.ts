@@ -12,6 +12,8 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({ port: 8080, host: '127.0.0.1', devnetPort: 8545, chains: {}, publicBaseUrl: 'http://127.0.0.1:8080' });
     expect(config.dataDir).toBe(path.resolve('./data'));
     expect(config.redisUrl).toBeUndefined();
+    expect(config.staleAfterSeconds).toBe(86_400);
+    expect(loadConfig({ STALE_AFTER_SECONDS: '3600' }).staleAfterSeconds).toBe(3_600);
   });
 
   it('enables a chain by its RPC URL and fills the rest from the shipped profile', () => {
@@ -40,6 +42,7 @@ describe('loadConfig', () => {
     [{ RPC_URL_BASE: 'ftp://x' }, /^invalid setting RPC_URL_BASE: /],
     [{ RPC_URL_MYCHAIN: 'http://127.0.0.1:8545' }, /^RPC_URL_MYCHAIN names chain mychain, which has no shipped profile \(base, devnet\)/],
     [{ DB_READ_CONNECTIONS: '0' }, /^invalid setting DB_READ_CONNECTIONS: /],
+    [{ STALE_AFTER_SECONDS: '0' }, /^invalid setting STALE_AFTER_SECONDS: /],
   ])('%j is refused with a message naming the setting', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

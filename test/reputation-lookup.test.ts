@@ -1,5 +1,6 @@
-// GET /v1/reputation/{address} beyond the happy path: status (scored, stale, known_unscored), the
-// 2.8 view variant with its policy and plan rules, and the errors of the variant.
+// GET /v1/reputation/{address} beyond the happy path: status (scored, stale, known_unscored) and
+// the configurable lag behind it (STALE_AFTER_SECONDS), the 2.8 view variant with its policy and
+// plan rules, and the errors of the variant.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { loadConfig } from '../pipeline/config.ts';
@@ -131,5 +132,24 @@ describe('reputation lookups: status and the view variant', () => {
     expect(sol.body.error.code).toBe('invalid_address');
     // Without the variant a Solana address is served the 2.7 record.
     expect((await lookup(solana, keys.paid)).body.subject.chains).toEqual(['solana']);
+  });
+
+  // Last: it replaces the server with one whose lag is an hour.
+  it('STALE_AFTER_SECONDS moves the threshold: scored up to the lag, then stale, 503 stale_data and /health degraded', async () => {
+    await server.close();
+    server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0', STALE_AFTER_SECONDS: '3600' }), silentLogger, { now: () => now });
+    const scoredAt = Date.parse((await lookup(payee, keys.paid)).body.score.scored_at);
+    const at = async (secondsAfterRun: number) => {
+      now = new Date(scoredAt + secondsAfterRun * 1_000);
+      const record = (await lookup(payee, keys.paid)).body;
+      const variant = await lookup(payee, keys.paid, '?view=summary');
+      const health = (await (await fetch(`${server.url}/health`)).json()) as any;
+      return { status: record.score.status, chain: record.chains[0].score.status, variant: variant.status, code: variant.body.error?.code, health: health.status, stale: health.scoring.stale };
+    };
+    expect(await at(3_599)).toEqual({ status: 'scored', chain: 'scored', variant: 200, code: undefined, health: 'ok', stale: false });
+    // Well inside the default 24 h: only the configured lag makes this stale.
+    expect(await at(3_601)).toEqual({ status: 'stale', chain: 'stale', variant: 503, code: 'stale_data', health: 'degraded', stale: true });
+    // And back (a newer run would do the same): the served records follow the clock, cached or not.
+    expect(await at(3_000)).toMatchObject({ status: 'scored', variant: 200 });
   });
 });

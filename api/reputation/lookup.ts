@@ -7,7 +7,7 @@ import type { Row } from '../../pipeline/store/rows.ts';
 import { modelVersion } from '../../pipeline/score/run.ts';
 import { ApiError } from '../errors.ts';
 import { publishNewestRun } from '../../pipeline/score/newest-run.ts';
-import { knownUnscoredRecord, scoreStatus, servedRecord, type NewestRun, type StoredRecord } from './record.ts';
+import { knownUnscoredRecord, scoreStatus, servedRecord, type NewestRun, type ServeOptions, type StoredRecord } from './record.ts';
 import { RecordCache, type CachedRecord } from './cache.ts';
 
 export type Lookup =
@@ -34,7 +34,7 @@ export type Served =
 export async function serveAddress(
   store: Store,
   address: string,
-  options: { full: boolean; now: Date; chain?: string },
+  options: ServeOptions,
   cache?: RecordCache,
 ): Promise<Served> {
   const key = RecordCache.key(address, options);
@@ -54,7 +54,7 @@ export async function serveAddress(
     score: { value: record?.score.value, grade: record?.score.grade },
     viewFacts: found.stored.view_facts,
   };
-  cache?.set(key, entry, scoreStatus(found.run.scoredAt, options.now));
+  cache?.set(key, entry, scoreStatus(found.run.scoredAt, options.now, options.staleAfterSeconds));
   return servedEntry(entry, options.chain);
 }
 

@@ -1,10 +1,10 @@
 // Serves the records precomputed by each scoring run (sql/score/records.sql): the spec 2.7 shape,
 // free (redacted) or paid. What depends on the newest run or the clock is filled in here:
 // scored_at and updated_at (the newest run: an address whose inputs did not change was confirmed
-// by it), status (`scored` within 24 h of that run, then `stale`), and the optional blocks a
-// record without agents or feedback leaves out.
+// by it), status (`scored` within STALE_AFTER_SECONDS of that run, by default 24 h as in spec 3.3,
+// then `stale`), and the optional blocks a record without agents or feedback leaves out.
 export const dataSemantics = 'candidate_payment_activity_with_verified_subset';
-const staleAfterMs = 24 * 60 * 60 * 1000;
+export const defaultStaleAfterSeconds = 24 * 60 * 60;
 
 export interface NewestRun {
   runId: number;
@@ -22,13 +22,21 @@ export interface StoredRecord {
 
 export type Json = Record<string, any>;
 
-export function scoreStatus(scoredAt: string, now: Date): 'scored' | 'stale' {
-  return now.getTime() - Date.parse(scoredAt) > staleAfterMs ? 'stale' : 'scored';
+export function scoreStatus(scoredAt: string, now: Date, staleAfterSeconds = defaultStaleAfterSeconds): 'scored' | 'stale' {
+  return now.getTime() - Date.parse(scoredAt) > staleAfterSeconds * 1000 ? 'stale' : 'scored';
 }
 
-export function servedRecord(stored: StoredRecord, run: NewestRun, options: { full: boolean; now: Date; chain?: string }): Json | null {
+export interface ServeOptions {
+  full: boolean;
+  now: Date;
+  chain?: string;
+  /** The configured lag (config staleAfterSeconds); default 24 h. */
+  staleAfterSeconds?: number;
+}
+
+export function servedRecord(stored: StoredRecord, run: NewestRun, options: ServeOptions): Json | null {
   const record = JSON.parse(options.full ? stored.record_paid : stored.record_free) as Json;
-  const status = scoreStatus(run.scoredAt, options.now);
+  const status = scoreStatus(run.scoredAt, options.now, options.staleAfterSeconds);
   const stamp = (score: Json) => Object.assign(score, { scored_at: run.scoredAt, status });
   stamp(record.score);
   for (const chain of record.chains as Json[]) stamp(chain.score);

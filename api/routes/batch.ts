@@ -25,7 +25,7 @@ export const batchRequestSchema = z
 // Lookups of one batch in flight at once: enough to keep the read pool busy, not to hog it.
 const lookupsAtOnce = 8;
 
-export function batchRoutes(router: Router<AuthState>, deps: { store: Store; now?: () => Date; records?: RecordCache }): void {
+export function batchRoutes(router: Router<AuthState>, deps: { store: Store; now?: () => Date; records?: RecordCache; staleAfterSeconds?: number }): void {
   // `:` is literal here (escaped), not a path parameter.
   router.post('/v1/reputation\\:batch', jsonBody(), async (ctx) => {
     requireEntitlement(ctx, 'batch', 'batch lookups');
@@ -51,7 +51,7 @@ export function batchRoutes(router: Router<AuthState>, deps: { store: Store; now
             return { address, status: error.status, error: error.body().error };
           }
           try {
-            const served = await serveAddress(deps.store, valid.address, { full, now, chain }, deps.records);
+            const served = await serveAddress(deps.store, valid.address, { full, now, chain, staleAfterSeconds: deps.staleAfterSeconds }, deps.records);
             return { address: valid.address, status: 200, record: JSON.parse(served.json) as unknown };
           } catch (err) {
             if (!(err instanceof ApiError)) throw err;

@@ -1,9 +1,9 @@
 // GET /health: free, no key. Reports the database (a query through the read pool), Redis when
 // REDIS_URL is set (a PING on a short-lived connection, 1 s budget), and the newest scoring run
 // with its age.
-//   ok         everything answers and the newest run is at most 24 h old
+//   ok         everything answers and the newest run is at most STALE_AFTER_SECONDS (24 h) old
 //   degraded   200: the API still serves lookups from the database, but Redis (the job queue) is
-//              down, no scoring run exists yet, or the newest run is older than 24 h (records are
+//              down, no scoring run exists yet, or the newest run is older than that (records are
 //              `stale`)
 //   unhealthy  503: the database does not answer; nothing can be served
 import type Router from '@koa/router';
@@ -11,8 +11,7 @@ import { Redis } from 'ioredis';
 import { modelVersion } from '../../pipeline/score/run.ts';
 import { sqlFile } from '../../pipeline/store/sql-files.ts';
 import type { Store } from '../../pipeline/store/store.ts';
-
-export const staleRunSeconds = 24 * 60 * 60;
+import { defaultStaleAfterSeconds } from '../reputation/record.ts';
 const redisTimeoutMs = 1_000;
 
 export interface HealthDeps {
@@ -20,16 +19,19 @@ export interface HealthDeps {
   startedAt: Date;
   redisUrl?: string;
   now?: () => Date;
+  /** The configured lag (config staleAfterSeconds); default 24 h. */
+  staleAfterSeconds?: number;
 }
 
 export function healthRoutes(router: Router, deps: HealthDeps): void {
   router.get('/health', async (ctx) => {
     const now = deps.now?.() ?? new Date();
-    const [db, redis] = await Promise.all([checkDatabase(deps.store, now), deps.redisUrl ? pingRedis(deps.redisUrl) : null]);
+    const staleAfter = deps.staleAfterSeconds ?? defaultStaleAfterSeconds;
+    const [db, redis] = await Promise.all([checkDatabase(deps.store, now, staleAfter), deps.redisUrl ? pingRedis(deps.redisUrl) : null]);
     const scoring = db.scoring;
     const status = !db.ok
       ? 'unhealthy'
-      : (redis && !redis.ok) || !scoring.last_run_id || (scoring.age_seconds ?? 0) > staleRunSeconds
+      : (redis && !redis.ok) || !scoring.last_run_id || scoring.stale
         ? 'degraded'
         : 'ok';
     ctx.status = status === 'unhealthy' ? 503 : 200;
@@ -55,7 +57,7 @@ interface ScoringHealth {
   stale: boolean | null;
 }
 
-async function checkDatabase(store: Store, now: Date) {
+async function checkDatabase(store: Store, now: Date, staleAfterSeconds: number) {
   const started = performance.now();
   const scoring: ScoringHealth = { last_run_id: null, last_scored_at: null, age_seconds: null, model_version: modelVersion, last_run_kind: null, stale: null };
   try {
@@ -69,7 +71,7 @@ async function checkDatabase(store: Store, now: Date) {
         age_seconds: age,
         model_version: String(row.model_version),
         last_run_kind: row.kind === null ? null : String(row.kind),
-        stale: age > staleRunSeconds,
+        stale: age > staleAfterSeconds,
       });
     }
     return { ok: true as const, latencyMs: Math.round(performance.now() - started), scoring };

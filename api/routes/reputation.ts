@@ -22,7 +22,7 @@ const querySchema = z.object({
   min_transactions: z.coerce.number({ message: 'min_transactions must be a whole number' }).int('min_transactions must be a whole number').min(0, 'min_transactions must be 0 or more').optional(),
 });
 
-export function reputationRoutes(router: Router<AuthState>, deps: { store: Store; now?: () => Date; records?: RecordCache }): void {
+export function reputationRoutes(router: Router<AuthState>, deps: { store: Store; now?: () => Date; records?: RecordCache; staleAfterSeconds?: number }): void {
   router.get('/v1/reputation/:address', async (ctx) => {
     const parsed = parseAddress(ctx.params.address ?? '');
     if (!parsed) throw new ApiError('invalid_address', 'address must be an EVM address (0x + 40 hex) or a Solana base58 public key');
@@ -40,7 +40,7 @@ export function reputationRoutes(router: Router<AuthState>, deps: { store: Store
     await meter(ctx, 1);
 
     const now = deps.now?.() ?? new Date();
-    const served = await serveAddress(deps.store, parsed.address, { full: paid, now, chain }, deps.records);
+    const served = await serveAddress(deps.store, parsed.address, { full: paid, now, chain, staleAfterSeconds: deps.staleAfterSeconds }, deps.records);
     if (served.kind === 'known_unscored' || !variant) {
       // The record's JSON text as built once (and cached): sent as it is.
       ctx.type = 'json';
@@ -48,7 +48,7 @@ export function reputationRoutes(router: Router<AuthState>, deps: { store: Store
       return;
     }
     const { score, run, viewFacts } = served;
-    if (scoreStatus(run.scoredAt, now) === 'stale') {
+    if (scoreStatus(run.scoredAt, now, deps.staleAfterSeconds) === 'stale') {
       throw new ApiError('stale_data', `the newest scoring run is from ${run.scoredAt}; the pipeline is behind`);
     }
     const policy = { min_grade: min_grade ?? defaultPolicy.min_grade, min_transactions: min_transactions ?? defaultPolicy.min_transactions };
