@@ -8,6 +8,7 @@ import type { Logger } from '../pipeline/log.ts';
 import { openStore, type Store } from '../pipeline/store/store.ts';
 import { loadApiKeyIndex, type ApiKeyIndex } from './accounts.ts';
 import { createApp } from './app.ts';
+import { createApiServer } from './http-server.ts';
 import { loadOrCreateSigningKey, type ResponseSigner } from './security/signing.ts';
 import { createAdminApp } from './admin/app.ts';
 import { removeAdminFiles, writeAdminFiles } from './admin/files.ts';
@@ -69,7 +70,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const usage = new UsageMeter({ store, now: options.now, log: log.child('usage'), flushIntervalMs: options.usageFlushIntervalMs });
   const { staleAfterSeconds } = config;
   const records = new RecordCache(store, { size: config.recordCacheSize, status: (scoredAt, now) => scoreStatus(scoredAt, now, staleAfterSeconds) });
-  const api = http.createServer(
+  const api = createApiServer(
     createApp({ store, keys, log, signupUrl: config.signupUrl, now: options.now, usage, redisUrl: config.redisUrl, signer, records, staleAfterSeconds }).callback(),
   );
   const adminToken = newSecret('adm_');
