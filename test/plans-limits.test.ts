@@ -18,6 +18,7 @@ import { errorMiddleware } from '../api/middleware/errors.ts';
 import type { AuthState } from '../api/middleware/api-key.ts';
 import { addMonthsClamped, cycleAt } from '../api/usage/cycle.ts';
 import { cycleUsage } from '../api/usage/report.ts';
+import { runOperationIn } from '../api/admin/operations.ts';
 import { cliEnv, repoRoot, runCli } from './helpers/cli.ts';
 import { tempDataDir } from './helpers/temp.ts';
 
@@ -95,6 +96,39 @@ describe('plans, limits and usage over HTTP', () => {
       expect('subject' in plain.body).toBe(plan !== 'free');
       if (plan === 'free') expect(plain.headers.get('x-quota-used')).toBe('1');
     }
+  });
+
+  it("Cache-Control is private with the plan's cache TTL on both shapes (the body's cache.ttl_seconds agrees); errors carry none", async () => {
+    const seen: Record<string, string[]> = {};
+    for (const plan of planNames) {
+      const { api_key } = await account(plan);
+      const ttl = plans[plan].cacheTtlSeconds;
+      tick();
+      const record = await lookup(api_key);
+      tick();
+      const summary = await lookup(api_key, '?view=summary');
+      tick();
+      const unknown = await lookup(api_key, '', '0x1111111111111111111111111111111111111111');
+      expect([plan, record.status, summary.status, summary.body.cache.ttl_seconds, unknown.status]).toEqual([plan, 200, 200, ttl, 404]);
+      expect(unknown.headers.get('cache-control')).toBeNull();
+      seen[plan] = [record.headers.get('cache-control')!, summary.headers.get('cache-control')!];
+    }
+    expect(seen).toEqual({
+      free: ['private, max-age=300', 'private, max-age=300'],
+      starter: ['private, max-age=60', 'private, max-age=60'],
+      growth: ['private, max-age=60', 'private, max-age=60'],
+      pro: ['private, max-age=60', 'private, max-age=60'],
+      scale: ['private, max-age=60', 'private, max-age=60'],
+      enterprise: ['private, max-age=60', 'private, max-age=60'],
+    });
+
+    // An enterprise account's own cache TTL ("configurable", spec 8) wins over the plan's.
+    const { id, api_key } = await account('enterprise');
+    await runOperationIn({ store: server.store, config, log: silentLogger, runs: server.runs, keys: server.keys }, 'accounts.limits', { accountId: id, cacheTtlSeconds: 900 });
+    tick();
+    const full = await lookup(api_key, '?view=full');
+    expect([full.headers.get('cache-control'), full.body.cache.ttl_seconds]).toEqual(['private, max-age=900', 900]);
+    expect((await lookup(api_key)).headers.get('cache-control')).toBe('private, max-age=900');
   });
 
   it('an endpoint a plan lacks answers 402 payment_required through entitled()', async () => {

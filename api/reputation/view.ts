@@ -13,7 +13,6 @@ export interface Policy {
 }
 
 export const defaultPolicy: Policy = { min_grade: 'C', min_transactions: 10 };
-export const viewCacheTtlSeconds = { summary: 300, full: 60 } as const;
 
 const dayMs = 24 * 60 * 60 * 1000;
 const recentDays = 30;
@@ -41,7 +40,8 @@ export function viewRecord(
   score: { value: number; grade: Grade },
   factsJson: string,
   run: NewestRun,
-  options: { view: 'summary' | 'full'; policy: Policy; now: Date; tier: string },
+  // cacheTtlSeconds: the account's cache TTL, also sent as Cache-Control (docs/decisions.md, "Cache TTL by plan").
+  options: { view: 'summary' | 'full'; policy: Policy; now: Date; tier: string; cacheTtlSeconds: number },
 ) {
   const facts = JSON.parse(factsJson) as ViewFacts;
   const m = facts.metrics;
@@ -64,7 +64,7 @@ export function viewRecord(
       last_seen: m.last_seen,
       tenure_days: tenureDays,
     },
-    cache: { ttl_seconds: viewCacheTtlSeconds[options.view] },
+    cache: { ttl_seconds: options.cacheTtlSeconds },
   };
   if (options.view === 'summary') return summary;
   const round1 = (x: number) => Math.round(x * 10) / 10;

@@ -12,7 +12,8 @@ import { requireEntitlement } from '../middleware/entitlement.ts';
 import { scoreStatus } from '../reputation/record.ts';
 import { serveAddress } from '../reputation/lookup.ts';
 import type { RecordCache } from '../reputation/cache.ts';
-import { defaultPolicy, gradeOrder, viewCacheTtlSeconds, viewRecord, type Grade } from '../reputation/view.ts';
+import { defaultPolicy, gradeOrder, viewRecord, type Grade } from '../reputation/view.ts';
+import { accountLimits } from '../usage/limits.ts';
 import type { AuthState } from '../middleware/api-key.ts';
 
 const querySchema = z.object({
@@ -41,7 +42,10 @@ export function reputationRoutes(router: Router<AuthState>, deps: { store: Store
 
     const now = deps.now?.() ?? new Date();
     const served = await serveAddress(deps.store, parsed.address, { full: paid, now, chain, staleAfterSeconds: deps.staleAfterSeconds }, deps.records);
+    // The plan's cache TTL (or the enterprise account's own), for both shapes; errors are not cached.
+    const cacheTtlSeconds = accountLimits(ctx.state.account).cacheTtlSeconds;
     if (served.kind === 'known_unscored' || !variant) {
+      ctx.set('Cache-Control', `private, max-age=${cacheTtlSeconds}`);
       // The record's JSON text as built once (and cached): sent as it is.
       ctx.type = 'json';
       ctx.body = served.json;
@@ -52,12 +56,13 @@ export function reputationRoutes(router: Router<AuthState>, deps: { store: Store
       throw new ApiError('stale_data', `the newest scoring run is from ${run.scoredAt}; the pipeline is behind`);
     }
     const policy = { min_grade: min_grade ?? defaultPolicy.min_grade, min_transactions: min_transactions ?? defaultPolicy.min_transactions };
-    ctx.set('Cache-Control', `private, max-age=${viewCacheTtlSeconds[view]}`);
+    ctx.set('Cache-Control', `private, max-age=${cacheTtlSeconds}`);
     ctx.body = viewRecord(parsed.address, { value: score.value, grade: score.grade as Grade }, viewFacts, run, {
       view,
       policy,
       now,
       tier: plan,
+      cacheTtlSeconds,
     });
   });
 }
