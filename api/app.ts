@@ -18,6 +18,7 @@ import { createStatsCache, statsRoutes } from './routes/stats.ts';
 import { reputationRoutes } from './routes/reputation.ts';
 import { batchRoutes } from './routes/batch.ts';
 import { signupRoutes } from './routes/signup.ts';
+import { openApiRoutes } from './routes/openapi.ts';
 import { enforceIpAllowlist } from './security/ip-allowlist.ts';
 import type { RecordCache } from './reputation/cache.ts';
 import { signingKeyRoutes, signResponses, type ResponseSigner } from './security/signing.ts';
@@ -53,6 +54,7 @@ export function createApp(deps: AppDeps): Koa {
   const stats = createStatsCache(deps.store);
   healthRoutes(open, { store: deps.store, startedAt: deps.startedAt ?? new Date(), redisUrl: deps.redisUrl, now: deps.now, staleAfterSeconds: deps.staleAfterSeconds });
   signupRoutes(open);
+  openApiRoutes(open);
   if (deps.signer) signingKeyRoutes(open, deps.signer);
   legacyRoutes(open, { store: deps.store, stats });
   app.use(open.routes());

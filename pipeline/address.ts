@@ -8,13 +8,13 @@ export interface ParsedAddress {
   address: string;
 }
 
-const evmPattern = /^0x[0-9a-fA-F]{40}$/;
-const base58Pattern = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+export const evmAddressPattern = /^0x[0-9a-fA-F]{40}$/;
+export const solanaAddressPattern = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
 /** Detects the family from the form and normalises; null when it is neither. */
 export function parseAddress(raw: string): ParsedAddress | null {
   const text = raw.trim();
-  if (evmPattern.test(text)) return { family: 'evm', address: text.toLowerCase() };
-  if (base58Pattern.test(text) && bs58.decode(text).length === 32) return { family: 'solana', address: text };
+  if (evmAddressPattern.test(text)) return { family: 'evm', address: text.toLowerCase() };
+  if (solanaAddressPattern.test(text) && bs58.decode(text).length === 32) return { family: 'solana', address: text };
   return null;
 }

@@ -8,10 +8,10 @@ import type { Store } from '../../pipeline/store/store.ts';
 import type { Row } from '../../pipeline/store/rows.ts';
 import { ApiError } from '../errors.ts';
 import type { AuthState } from '../middleware/api-key.ts';
-import { grades, parseQuery, q } from './query.ts';
+import { grades, parseQuery, q, single } from './query.ts';
 
 export const agentsQuerySchema = z.object({
-  chain: z.string({ message: 'chain must be given once' }).regex(/^[a-z0-9-]{1,64}$/, 'chain must be a chain name such as base').optional(),
+  chain: single('chain').regex(/^[a-z0-9-]{1,64}$/, 'chain must be a chain name such as base').optional(),
   grade: q.oneOf('grade', grades),
   min_score: q.number('min_score', 0, 100),
   metadata_quality: q.oneOf('metadata_quality', ['real', 'placeholder', 'unknown']),
@@ -20,13 +20,10 @@ export const agentsQuerySchema = z.object({
   has_candidate_payment_activity: q.boolean('has_candidate_payment_activity'),
   has_verified_payment_activity: q.boolean('has_verified_payment_activity'),
   limit: q.int('limit', 1, 100, 25),
-  offset: single('offset').optional(),
-  cursor: single('cursor').max(512, 'cursor is not a cursor from next_cursor').optional(),
+  // No fallback here: giving both offset and cursor is refused, so absent must stay absent (0 then).
+  offset: q.int('offset', 0, 1_000_000).meta({ description: 'default 0; give offset or cursor, not both' }),
+  cursor: single('cursor').max(512, 'cursor is not a cursor from next_cursor').optional().meta({ description: 'next_cursor of the previous page' }),
 });
-
-function single(name: string) {
-  return z.string({ message: `${name} must be given once` });
-}
 
 interface Position {
   score: number;
@@ -58,7 +55,6 @@ export function agentsRoutes(router: Router<AuthState>, deps: { store: Store }):
     if (query.cursor !== undefined && query.offset !== undefined) {
       throw new ApiError('bad_request', 'cursor and offset: give one or the other, not both');
     }
-    const offset = parseQuery(z.object({ offset: q.int('offset', 0, 1_000_000, 0) }), { offset: query.offset });
     const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
     const rows = await deps.store.read(sqlFile('serve/agents'), [
       query.chain ?? null,
@@ -73,7 +69,7 @@ export function agentsRoutes(router: Router<AuthState>, deps: { store: Store }):
       after?.chain ?? null,
       after?.agentId ?? null,
       query.limit + 1,
-      after ? 0 : offset.offset,
+      after ? 0 : (query.offset ?? 0),
     ]);
     const count = Number(rows[0]?.total ?? 0);
     const found = rows.filter((r) => r.chain !== null);

@@ -17,8 +17,11 @@ import type { AuthState } from '../middleware/api-key.ts';
 
 export const batchRequestSchema = z
   .object({
-    addresses: z.array(z.string().max(100, 'an address is at most 100 characters'), { message: 'addresses must be an array of strings' }).min(1, 'addresses must not be empty'),
-    chain: z.string().regex(/^[a-z0-9-]+$/, 'chain must be a chain name such as base').optional(),
+    addresses: z
+      .array(z.string().max(100, 'an address is at most 100 characters'), { message: 'addresses must be an array of strings' })
+      .min(1, 'addresses must not be empty')
+      .meta({ description: "EVM or Solana addresses; at most the plan's batch size (100 on every paid plan)" }),
+    chain: z.string().regex(/^[a-z0-9-]+$/, 'chain must be a chain name such as base').optional().meta({ description: 'only this chain, as in the single lookup' }),
   })
   .strict();
 

@@ -10,8 +10,8 @@ import type { Row } from '../../pipeline/store/rows.ts';
 import type { StatsCache } from './stats.ts';
 import { grades, parseQuery, q } from './query.ts';
 
-const identifiedQuery = z.object({ limit: q.int('limit', 1, 200, 50) });
-const browseQuery = z.object({
+export const identifiedQuerySchema = z.object({ limit: q.int('limit', 1, 200, 50) });
+export const browseQuerySchema = z.object({
   limit: q.int('limit', 1, 100, 50),
   offset: q.int('offset', 0, 1_000_000, 0),
   grade: q.oneOf('grade', grades),
@@ -35,7 +35,7 @@ export function legacyRoutes(router: Router, deps: { store: Store; stats: StatsC
   });
 
   router.get('/api/v1/x402/identified', publicCache, async (ctx) => {
-    const { limit } = parseQuery(identifiedQuery, ctx.query);
+    const { limit } = parseQuery(identifiedQuerySchema, ctx.query);
     const rows = await deps.store.read(sqlFile('serve/legacy_identified'), [limit]);
     ctx.body = {
       total: Number(rows[0]?.total ?? 0),
@@ -48,7 +48,7 @@ export function legacyRoutes(router: Router, deps: { store: Store; stats: StatsC
   });
 
   router.get('/api/v1/x402/browse', publicCache, async (ctx) => {
-    const query = parseQuery(browseQuery, ctx.query);
+    const query = parseQuery(browseQuerySchema, ctx.query);
     const rows = await deps.store.read(sqlFile('serve/legacy_browse'), [
       query.grade ?? null,
       query.role ?? null,

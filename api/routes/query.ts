@@ -13,27 +13,55 @@ export function parseQuery<T extends z.ZodType>(schema: T, query: unknown): z.ou
 }
 
 /** A query parameter given once (a repeated one arrives as an array and is refused). */
-const single = (name: string) => z.string({ message: `${name} must be given once` });
+export const single = (name: string) => z.string({ message: `${name} must be given once` });
+
+/**
+ * What each helper's value means once parsed, for the OpenAPI document (api/openapi/document.ts):
+ * a query string is text, so a validator's input schema only says "a string of digits"; the
+ * document shows this instead (type, bounds, default), set from the same arguments as the validator.
+ */
+export interface QueryValueDoc {
+  type: 'integer' | 'number' | 'boolean';
+  minimum?: number;
+  maximum?: number;
+  default?: number;
+}
+export const queryValueDocs = z.registry<QueryValueDoc>();
+
+function documented<T extends z.ZodType>(schema: T, value: QueryValueDoc): T {
+  queryValueDocs.add(schema, value);
+  return schema;
+}
 
 export const q = {
-  int: (name: string, min: number, max: number, fallback: number) =>
-    single(name)
-      .regex(/^\d+$/, `${name} must be a whole number from ${min} to ${max}`)
-      .transform(Number)
-      .pipe(z.number().int().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`))
-      .optional()
-      .transform((v) => v ?? fallback),
+  /** A whole number in [min, max]; `fallback` when absent (undefined without one). */
+  int: <F extends number | undefined = undefined>(name: string, min: number, max: number, fallback?: F) =>
+    documented(
+      single(name)
+        .regex(/^\d+$/, `${name} must be a whole number from ${min} to ${max}`)
+        .transform(Number)
+        .pipe(z.number().int().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`))
+        .optional()
+        .transform((v) => (v ?? fallback) as number | F),
+      { type: 'integer', minimum: min, maximum: max, ...(fallback === undefined ? {} : { default: fallback }) },
+    ),
   number: (name: string, min: number, max: number) =>
-    single(name)
-      .regex(/^-?\d+(\.\d+)?$/, `${name} must be a number from ${min} to ${max}`)
-      .transform(Number)
-      .pipe(z.number().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`))
-      .optional(),
+    documented(
+      single(name)
+        .regex(/^-?\d+(\.\d+)?$/, `${name} must be a number from ${min} to ${max}`)
+        .transform(Number)
+        .pipe(z.number().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`))
+        .optional(),
+      { type: 'number', minimum: min, maximum: max },
+    ),
   boolean: (name: string) =>
-    z
-      .enum(['true', 'false'], { message: `${name} must be true or false` })
-      .transform((v) => v === 'true')
-      .optional(),
+    documented(
+      z
+        .enum(['true', 'false'], { message: `${name} must be true or false` })
+        .transform((v) => v === 'true')
+        .optional(),
+      { type: 'boolean' },
+    ),
   oneOf: <const V extends readonly [string, ...string[]]>(name: string, values: V) =>
     z.enum(values, { message: `${name} must be one of ${values.join(', ')}` }).optional(),
 };

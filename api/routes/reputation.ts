@@ -3,7 +3,7 @@
 // 2.8 variant (EVM addresses only; `full`, `min_grade` and `min_transactions` need a paid plan).
 import type Router from '@koa/router';
 import { z } from 'zod';
-import { parseAddress } from '../../pipeline/address.ts';
+import { evmAddressPattern, parseAddress, solanaAddressPattern } from '../../pipeline/address.ts';
 import type { Store } from '../../pipeline/store/store.ts';
 import { ApiError } from '../errors.ts';
 import { hasEntitlement } from '../plans.ts';
@@ -16,18 +16,36 @@ import { defaultPolicy, gradeOrder, viewRecord, type Grade } from '../reputation
 import { accountLimits } from '../usage/limits.ts';
 import type { AuthState } from '../middleware/api-key.ts';
 
-const querySchema = z.object({
-  chain: z.string().regex(/^[a-z0-9-]+$/, 'chain must be a chain name such as base').optional(),
-  view: z.enum(['summary', 'full'], { message: 'view must be summary or full' }).optional(),
-  min_grade: z.enum(gradeOrder, { message: 'min_grade must be one of A, B, C, D, F' }).optional(),
-  min_transactions: z.coerce.number({ message: 'min_transactions must be a whole number' }).int('min_transactions must be a whole number').min(0, 'min_transactions must be 0 or more').optional(),
+/** The path parameter: an EVM or Solana address, parsed (anything else is 400 invalid_address). */
+export const addressParamsSchema = z.object({
+  address: z
+    .string()
+    .transform((raw, ctx) => parseAddress(raw) ?? (ctx.addIssue({ code: 'custom', message: 'address must be an EVM address (0x + 40 hex) or a Solana base58 public key' }), z.NEVER))
+    .meta({
+      description: 'EVM address (0x + 40 hex, any case) or Solana base58 public key',
+      anyOf: [{ pattern: evmAddressPattern.source }, { pattern: solanaAddressPattern.source }],
+      examples: ['0x74f29ee5e3abd86b4d83a8f41eb26857e5ceef0c'],
+    }),
+});
+
+export const reputationQuerySchema = z.object({
+  chain: z.string().regex(/^[a-z0-9-]+$/, 'chain must be a chain name such as base').optional().meta({ description: 'only this chain in chains and agents; 404 when the address has no activity there' }),
+  view: z.enum(['summary', 'full'], { message: 'view must be summary or full' }).optional().meta({ description: 'answer with the 2.8 variant (EVM only); full needs a paid plan' }),
+  min_grade: z.enum(gradeOrder, { message: 'min_grade must be one of A, B, C, D, F' }).optional().meta({ description: 'policy for decision.allow (paid; default C)' }),
+  min_transactions: z.coerce
+    .number({ message: 'min_transactions must be a whole number' })
+    .int('min_transactions must be a whole number')
+    .min(0, 'min_transactions must be 0 or more')
+    .optional()
+    .meta({ description: 'policy for decision.allow (paid; default 10)' }),
 });
 
 export function reputationRoutes(router: Router<AuthState>, deps: { store: Store; now?: () => Date; records?: RecordCache; staleAfterSeconds?: number }): void {
   router.get('/v1/reputation/:address', async (ctx) => {
-    const parsed = parseAddress(ctx.params.address ?? '');
-    if (!parsed) throw new ApiError('invalid_address', 'address must be an EVM address (0x + 40 hex) or a Solana base58 public key');
-    const query = querySchema.safeParse(ctx.query);
+    const params = addressParamsSchema.safeParse(ctx.params);
+    if (!params.success) throw new ApiError('invalid_address', params.error.issues[0]!.message);
+    const parsed = params.data.address;
+    const query = reputationQuerySchema.safeParse(ctx.query);
     if (!query.success) throw new ApiError('bad_request', query.error.issues[0]!.message);
     const { chain, view: requestedView, min_grade, min_transactions } = query.data;
     const plan = ctx.state.account.plan;

@@ -1,0 +1,294 @@
+// Every public operation of the API in one list: its method and path, what it is for, the zod
+// schemas its handler validates the request with (imported from the route modules, not copied),
+// and its responses with their status codes, error codes and headers. The OpenAPI document
+// (document.ts) and the /docs page are generated from this list; test/openapi.test.ts checks that
+// it names exactly the routes the Koa routers serve, so a new route without an entry fails there.
+import type { z } from 'zod';
+import { errorStatus, type ErrorCode } from '../errors.ts';
+import { agentsQuerySchema } from '../routes/agents.ts';
+import { batchRequestSchema } from '../routes/batch.ts';
+import { browseQuerySchema, identifiedQuerySchema } from '../routes/legacy.ts';
+import { addressParamsSchema, reputationQuerySchema } from '../routes/reputation.ts';
+import { signingKeyPath } from '../security/signing.ts';
+import * as s from './schemas.ts';
+
+export type HeaderName = keyof typeof responseHeaders;
+
+/** Response headers, described once; operations list which of them each response carries. */
+export const responseHeaders = {
+  'X-Request-Id': { description: 'Time-sortable id of this request (req_…); also in the server logs.', type: 'string' },
+  'X-RateLimit-Limit': { description: 'Requests per minute of this key (on a per-second refusal: per second).', type: 'integer' },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current minute (0 on a refusal).', type: 'integer' },
+  'X-RateLimit-Reset': { description: 'Unix time in seconds when the refusing or current window resets.', type: 'integer' },
+  'Retry-After': { description: 'Whole seconds to wait before retrying (at least 1).', type: 'integer' },
+  'X-Quota-Limit': { description: 'Calls included per billing cycle (plans with a quota only).', type: 'integer' },
+  'X-Quota-Used': { description: 'Calls counted in this billing cycle, this request included.', type: 'integer' },
+  'X-Quota-Reset': { description: 'ISO-8601 end of the billing cycle, when usage resets.', type: 'string' },
+  'Cache-Control': { description: 'How long the answer may be reused.', type: 'string' },
+  'X-Signature': { description: 'Enterprise keys: base64 Ed25519 signature of `${X-Signature-Timestamp}.` + the body bytes.', type: 'string' },
+  'X-Signature-Timestamp': { description: 'Enterprise keys: Unix seconds when the response was signed.', type: 'string' },
+  'X-Signature-Key-Id': { description: `Enterprise keys: the key id of the signing key (see GET ${signingKeyPath}).`, type: 'string' },
+} as const;
+
+export interface ResponseDoc {
+  description: string;
+  /** Absent for a body that is not JSON (contentType says what it is). */
+  body?: z.ZodType;
+  contentType?: 'application/json' | 'text/html';
+  headers: readonly HeaderName[];
+  /** For error responses: the 7.1 codes this operation can answer with at this status. */
+  errorCodes?: readonly ErrorCode[];
+}
+
+export type Tag = 'reputation' | 'agents' | 'stats' | 'legacy' | 'service';
+
+export const tags: Record<Tag, string> = {
+  reputation: 'Reputation records of wallet addresses (X-API-Key; each address looked up is one call).',
+  agents: 'Registered ERC-8004 agents (X-API-Key; free of quota).',
+  stats: 'Aggregate statistics of the newest scoring run (X-API-Key; free of quota).',
+  legacy: 'Open endpoints of the first version: no key, free, cached 5 minutes. Prefer /v1 for new use.',
+  service: 'Health, the response signing key, where to get a key, and this reference.',
+};
+
+export interface Operation {
+  method: 'get' | 'post';
+  /** OpenAPI form: `{name}` for a path parameter. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  tag: Tag;
+  /** True for the /v1 routes behind X-API-Key. */
+  apiKey: boolean;
+  /** The very schemas the handler parses its input with. */
+  request: { params?: z.ZodObject; query?: z.ZodObject; body?: z.ZodType };
+  responses: Readonly<Record<number, ResponseDoc>>;
+}
+
+const signed = ['X-Signature', 'X-Signature-Timestamp', 'X-Signature-Key-Id'] as const;
+const rateHeaders = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] as const;
+const quotaHeaders = ['X-Quota-Limit', 'X-Quota-Used', 'X-Quota-Reset'] as const;
+
+/**
+ * Error responses grouped by status, each body limited to its codes. Behind the key, every answer
+ * after the key check carries the rate-limit headers; 429 rate_limited adds Retry-After.
+ */
+function errors(codes: readonly ErrorCode[], options: { apiKey: boolean; metered?: boolean }): Record<number, ResponseDoc> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(errorStatus[code], [...(byStatus.get(errorStatus[code]) ?? []), code]);
+  const out: Record<number, ResponseDoc> = {};
+  for (const [status, group] of byStatus) {
+    const beforeLimits = status === 401 || (status === 403 && !group.includes('ip_not_allowed'));
+    const headers: HeaderName[] = ['X-Request-Id'];
+    if (options.apiKey && !beforeLimits) headers.push(...rateHeaders);
+    if (group.includes('rate_limited')) headers.push('Retry-After');
+    // Counted calls carry the quota from the count on, including the errors that come after it.
+    if (options.metered && (group.includes('quota_exceeded') || status === 404 || status >= 500)) headers.push(...quotaHeaders);
+    if (options.apiKey) headers.push(...signed);
+    out[status] = { description: group.map((c) => errorMeanings[c] ?? c).join('; '), body: s.errorBody(group), headers, errorCodes: group };
+  }
+  return out;
+}
+
+const errorMeanings: Partial<Record<ErrorCode, string>> = {
+  bad_request: 'bad_request: a parameter or the body is invalid (the message names it)',
+  invalid_address: 'invalid_address: not an EVM or Solana address',
+  signup_required: 'signup_required: X-API-Key missing or unknown (signup_url says where to get one)',
+  payment_required: 'payment_required: the plan lacks this feature (plan, entitlement)',
+  account_cancelled: 'account_cancelled: the account was cancelled',
+  ip_not_allowed: "ip_not_allowed: the caller's IP is not in the key's allowlist",
+  unknown_address: 'unknown_address: not indexed, or no activity on the requested chain (can_assess)',
+  payload_too_large: 'payload_too_large: the body is over 32 kB',
+  unsupported_media_type: 'unsupported_media_type: the body is not application/json',
+  rate_limited: 'rate_limited: too many requests in this second or minute; retry after Retry-After',
+  quota_exceeded: 'quota_exceeded: the free plan used its calls for this cycle; do not retry before X-Quota-Reset',
+  internal_error: 'internal_error: unexpected failure; report the X-Request-Id',
+  stale_data: 'stale_data: the newest scoring run is over 24 h old (view variant only)',
+  unavailable: 'unavailable: the server is shutting down',
+};
+
+/** What every /v1 route can answer before its own work: the key, the allowlist, the rate limit. */
+const keyErrors: ErrorCode[] = ['signup_required', 'account_cancelled', 'ip_not_allowed', 'rate_limited', 'internal_error'];
+
+const ok = (description: string, body: z.ZodType, headers: readonly HeaderName[]): ResponseDoc => ({ description, body, headers: ['X-Request-Id', ...headers] });
+
+export const operations: readonly Operation[] = [
+  {
+    method: 'get',
+    path: '/v1/reputation/{address}',
+    operationId: 'getReputation',
+    summary: 'Reputation of one address',
+    description:
+      'The 2.7 record the newest scoring run precomputed: complete on paid plans, redacted on free. ' +
+      'With view, min_grade or min_transactions: the 2.8 variant (EVM addresses only) with its decision under the policy. One call.',
+    tag: 'reputation',
+    apiKey: true,
+    request: { params: addressParamsSchema, query: reputationQuerySchema },
+    responses: {
+      200: ok("The 2.7 record, or the 2.8 variant when view, min_grade or min_transactions is given. Cache-Control: private, max-age=<the plan's cache TTL>.", s.reputationLookup, [
+        ...rateHeaders,
+        ...quotaHeaders,
+        'Cache-Control',
+        ...signed,
+      ]),
+      ...errors(['bad_request', 'invalid_address', 'payment_required', 'unknown_address', 'quota_exceeded', 'stale_data', 'unavailable', ...keyErrors], {
+        apiKey: true,
+        metered: true,
+      }),
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/reputation:batch',
+    operationId: 'batchReputation',
+    summary: 'Reputation of up to 100 addresses',
+    description:
+      'Paid plans. Each address counts as one call, metered before any is looked up. Results keep the request order: ' +
+      'for each address its 2.7 record, or the error a single lookup would give (invalid_address, unknown_address).',
+    tag: 'reputation',
+    apiKey: true,
+    request: { body: batchRequestSchema },
+    responses: {
+      200: ok('One result per address, in request order.', s.batchResponse, [...rateHeaders, ...quotaHeaders, ...signed]),
+      ...errors(['bad_request', 'payment_required', 'payload_too_large', 'unsupported_media_type', 'quota_exceeded', 'unavailable', ...keyErrors], {
+        apiKey: true,
+        metered: true,
+      }),
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/stats',
+    operationId: 'getStats',
+    summary: 'Statistics of the newest scoring run',
+    description: 'The v2 statistics body (spec 4.9). Zeros before the first run. Cached 30 minutes; free of quota.',
+    tag: 'stats',
+    apiKey: true,
+    request: {},
+    responses: {
+      200: ok('Statistics (Cache-Control: private, max-age=1800).', s.statsV2, [...rateHeaders, 'Cache-Control', ...signed]),
+      ...errors(keyErrors, { apiKey: true }),
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/agents',
+    operationId: 'listAgents',
+    summary: 'Browse registered ERC-8004 agents',
+    description: 'Agents of the newest scoring state, filtered, ordered by score descending, then chain and agent id. Pages by offset or by cursor (keyset). Free of quota.',
+    tag: 'agents',
+    apiKey: true,
+    request: { query: agentsQuerySchema },
+    responses: {
+      200: ok('A page of agents.', s.agentList, [...rateHeaders, ...signed]),
+      ...errors(['bad_request', ...keyErrors], { apiKey: true }),
+    },
+  },
+  ...legacy(),
+  {
+    method: 'get',
+    path: '/health',
+    operationId: 'getHealth',
+    summary: 'Service health',
+    description: 'The database (a query through the read pool), Redis when configured, and the age of the newest scoring run. No key, free.',
+    tag: 'service',
+    apiKey: false,
+    request: {},
+    responses: {
+      200: ok('ok or degraded (Cache-Control: no-store).', s.health, ['Cache-Control']),
+      503: ok('unhealthy: the database does not answer (same body).', s.health, ['Cache-Control']),
+      ...errors(['internal_error'], { apiKey: false }),
+    },
+  },
+  {
+    method: 'get',
+    path: signingKeyPath,
+    operationId: 'getSigningKey',
+    summary: 'Public key of signed responses',
+    description: 'The Ed25519 public key that signs every response to an enterprise key (X-Signature headers), as a JWK set and PEM. No key.',
+    tag: 'service',
+    apiKey: false,
+    request: {},
+    responses: { 200: ok('The public key (Cache-Control: public, max-age=300).', s.signingKey, ['Cache-Control']), ...errors(['internal_error'], { apiKey: false }) },
+  },
+  {
+    method: 'get',
+    path: '/signup',
+    operationId: 'getSignup',
+    summary: 'How to get an API key',
+    description: 'Where a 401 signup_required points when no SIGNUP_URL is configured: keys are issued by the operator of the service.',
+    tag: 'service',
+    apiKey: false,
+    request: {},
+    responses: { 200: ok('How to ask for a key, and the plan names.', s.signup, []), ...errors(['internal_error'], { apiKey: false }) },
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenApi',
+    summary: 'This reference as OpenAPI 3.1',
+    description: 'The OpenAPI 3.1 document of the API, generated from the schemas the handlers validate with. No key; cached.',
+    tag: 'service',
+    apiKey: false,
+    request: {},
+    responses: { 200: ok('The document (Cache-Control: public, max-age=300; ETag).', s.openApiDocument, ['Cache-Control']), ...errors(['internal_error'], { apiKey: false }) },
+  },
+  {
+    method: 'get',
+    path: '/docs',
+    operationId: 'getDocs',
+    summary: 'This reference as HTML',
+    description: 'A readable page rendered from the OpenAPI document. No key; cached.',
+    tag: 'service',
+    apiKey: false,
+    request: {},
+    responses: {
+      200: { description: 'The HTML page (Cache-Control: public, max-age=300; ETag).', contentType: 'text/html', headers: ['X-Request-Id', 'Cache-Control'] },
+      ...errors(['internal_error'], { apiKey: false }),
+    },
+  },
+];
+
+function legacy(): Operation[] {
+  const cached = ['Cache-Control'] as const;
+  const common = { tag: 'legacy' as const, apiKey: false, method: 'get' as const };
+  const failures = (codes: ErrorCode[]) => errors([...codes, 'internal_error'], { apiKey: false });
+  return [
+    {
+      ...common,
+      path: '/api/v1/x402/stats',
+      operationId: 'legacyX402Stats',
+      summary: 'x402 payment statistics (legacy)',
+      description: 'Wallets with x402 candidate payments in the newest scoring run. Replaced by GET /v1/stats.',
+      request: {},
+      responses: { 200: ok('Statistics (Cache-Control: public, max-age=300).', s.legacyX402Stats, cached), ...failures([]) },
+    },
+    {
+      ...common,
+      path: '/api/v1/erc8004/stats',
+      operationId: 'legacyErc8004Stats',
+      summary: 'ERC-8004 agent statistics (legacy)',
+      description: 'Registered agents of the newest scoring run and the scoring weights. Replaced by GET /v1/stats.',
+      request: {},
+      responses: { 200: ok('Statistics (Cache-Control: public, max-age=300).', s.legacyErc8004Stats, cached), ...failures([]) },
+    },
+    {
+      ...common,
+      path: '/api/v1/x402/identified',
+      operationId: 'legacyX402Identified',
+      summary: 'x402 wallets identified as ERC-8004 agents (legacy)',
+      description: 'Wallets with payments that are registered agents (or their wallets), score descending.',
+      request: { query: identifiedQuerySchema },
+      responses: { 200: ok('Identified wallets (Cache-Control: public, max-age=300).', s.legacyIdentified, cached), ...failures(['bad_request']) },
+    },
+    {
+      ...common,
+      path: '/api/v1/x402/browse',
+      operationId: 'legacyX402Browse',
+      summary: 'Browse x402 wallets (legacy)',
+      description: 'Wallets with x402 payments scoring 25 or more, score descending, filtered and paged by offset.',
+      request: { query: browseQuerySchema },
+      responses: { 200: ok('A page of wallets (Cache-Control: public, max-age=300).', s.legacyBrowse, cached), ...failures(['bad_request']) },
+    },
+  ];
+}

@@ -1,0 +1,424 @@
+// Response bodies of the public API as zod schemas. Handlers build their bodies in SQL and plain
+// objects, so these describe them rather than produce them; the OpenAPI document is generated from
+// them (api/openapi/document.ts) and test/openapi.test.ts parses real responses of a running
+// server with them, so a field added, removed or retyped in a handler fails that test until the
+// schema here says the same. Objects are strict for that reason: an undeclared field is an error.
+import { z } from 'zod';
+import { errorStatus, type ErrorCode } from '../errors.ts';
+import { entitlementNames, planNames } from '../plans.ts';
+import { dataSemantics } from '../reputation/record.ts';
+import { gradeOrder } from '../reputation/view.ts';
+
+const grade = z.enum(['A', 'B', 'C', 'D', 'F']).meta({ description: 'A 90-100, B 75-89, C 50-74, D 25-49, F 0-24' });
+const isoTime = z.string().meta({ description: 'ISO-8601 UTC time', examples: ['2025-11-03T10:15:00Z'] });
+const count = z.number().int().min(0);
+const score100 = z.number().min(0).max(100);
+const entityType = z.enum(['agent', 'service', 'hybrid', 'wallet', 'unknown']);
+const metadataQuality = z.enum(['real', 'placeholder', 'unknown']);
+const gradeCounts = z.strictObject({ A: count, B: count, C: count, D: count, F: count });
+const countsByName = z.record(z.string(), count);
+
+// ---- 2.7 reputation record -------------------------------------------------------------------
+
+const scoreSummary = z.strictObject({
+  value: score100.nullable().meta({ description: 'null while known_unscored' }),
+  grade: grade.nullable(),
+  scored_at: isoTime.nullable().meta({ description: 'the newest scoring run; null while known_unscored' }),
+  status: z.enum(['scored', 'stale', 'known_unscored']).meta({ description: 'scored within 24 h of the newest run, then stale' }),
+  version: z.string().meta({ description: 'scoring model version', examples: ['v1'] }),
+});
+
+const chainRecordFree = z.strictObject({
+  chain: z.string(),
+  score: scoreSummary,
+  classification: z.strictObject({ entity_type: entityType }),
+});
+
+const dimensions = z.strictObject({ identity: score100, activity: score100, capability: score100, reach: score100, trust: score100 });
+
+const chainRecordPaid = z.strictObject({
+  chain: z.string(),
+  score: scoreSummary.extend({ confidence: z.number().min(0).max(1), dimensions }),
+  classification: z.strictObject({
+    entity_type: entityType,
+    confidence: z.number().min(0).max(1),
+    is_known: z.boolean(),
+    is_known_erc8004_agent: z.boolean(),
+    has_candidate_payment_activity: z.boolean(),
+    has_verified_payment_activity: z.boolean(),
+    reasons: z.array(z.string()),
+  }),
+  identity: z.strictObject({ ens_name: z.string().nullable(), website_url: z.string().nullable(), github_url: z.string().nullable() }),
+  activity: z.strictObject({
+    total_candidate_transactions: count,
+    total_verified_transactions: count,
+    as_candidate_payer: count,
+    as_candidate_payee: count,
+    as_verified_payer: count,
+    as_verified_payee: count,
+    counterparties_count: count,
+    active_days: count,
+    active_months: count,
+    first_candidate_tx_at: isoTime.nullable(),
+    last_candidate_tx_at: isoTime.nullable(),
+    first_verified_tx_at: isoTime.nullable(),
+    last_verified_tx_at: isoTime.nullable(),
+  }),
+  evidence_summary: z.strictObject({
+    metadata_kind: z.string().nullable(),
+    has_a2a_agent_card: z.boolean().nullable(),
+    website_url: z.string().nullable(),
+    website_reachable: z.boolean().nullable(),
+    website_mentions_mcp: z.boolean().nullable(),
+    website_mentions_x402: z.boolean().nullable(),
+    github_url: z.string().nullable(),
+    github_stars: count.nullable(),
+  }),
+});
+
+const relatedAgent = z.strictObject({ token_id: count, chain: z.string(), name: z.string().nullable(), score: score100, grade });
+
+const recordCommon = {
+  score: scoreSummary.meta({ description: 'the operator score when the address owns agents, else its best chain' }),
+  verification_level: z.enum(['none', 'wallet_claimed', 'kyc_verified']),
+  agents: z.array(relatedAgent).meta({ description: 'agents the address owns or is paid for' }),
+  data_semantics: z.literal(dataSemantics),
+  caveats: z.array(z.string()),
+  updated_at: isoTime.nullable(),
+};
+
+export const reputationRecordFree = z
+  .strictObject({
+    ...recordCommon,
+    chains: z.array(chainRecordFree),
+    operator_score: z.strictObject({ score: score100, grade }).optional().meta({ description: 'only when the address owns registered agents' }),
+  })
+  .meta({ description: 'The 2.7 record as the free plan sees it (redacted).' });
+
+export const reputationRecordPaid = z
+  .strictObject({
+    subject: z.strictObject({ address: z.string(), chains: z.array(z.string()) }),
+    ...recordCommon,
+    chains: z.array(chainRecordPaid).meta({ description: 'best chain first' }),
+    operator_score: z
+      .strictObject({ score: score100, grade, agent_count: count, chains_active: z.array(z.string()) })
+      .optional()
+      .meta({ description: 'only when the address owns registered agents' }),
+    reputation: z
+      .strictObject({
+        feedback_count: count,
+        client_count: count,
+        trust_avg: z.number().nullable(),
+        uptime_avg: z.number().nullable(),
+        activity_avg: z.number().nullable(),
+        last_feedback_at: isoTime.nullable(),
+      })
+      .optional()
+      .meta({ description: 'only when ERC-8004 feedback exists for its agents' }),
+  })
+  .meta({ description: 'The complete 2.7 record (paid plans).' });
+
+export const reputationRecord = z
+  .union([reputationRecordPaid, reputationRecordFree])
+  .meta({ description: 'Spec 2.7: the complete record on paid plans, the redacted one on free.' });
+
+// ---- 2.8 view variant ------------------------------------------------------------------------
+
+const policy = z.strictObject({ min_grade: z.enum(gradeOrder), min_transactions: count });
+
+export const reputationViewSummary = z
+  .strictObject({
+    address: z.string(),
+    model_version: z.string(),
+    computed_at: isoTime,
+    data_through: z.strictObject({ chain: z.string(), block: count.nullable() }),
+    score: score100,
+    grade,
+    preview: z.strictObject({ allow_hint: z.boolean(), grade_hint: grade }),
+    highlights: z.strictObject({
+      total_transactions: count,
+      unique_counterparties: count,
+      total_volume_usdc: z.number().min(0),
+      last_seen: isoTime.nullable(),
+      tenure_days: count,
+    }),
+    cache: z.strictObject({ ttl_seconds: count }),
+  })
+  .meta({ description: 'Spec 2.8, view=summary (every plan).' });
+
+const factor = <R extends z.ZodRawShape>(raw: R) => z.strictObject({ score: score100, weight: z.number().min(0).max(1), raw: z.strictObject(raw) });
+
+export const reputationViewFull = reputationViewSummary
+  .extend({
+    decision: z.strictObject({
+      allow: z.boolean(),
+      reasons: z.array(
+        z.enum([
+          'sufficient_transaction_history',
+          'recent_activity',
+          'counterparty_diversity_ok',
+          'insufficient_activity',
+          'low_diversity',
+          'stale_activity',
+          'grade_below_threshold',
+          'below_min_transactions',
+        ]),
+      ),
+      policy,
+    }),
+    factors: z.strictObject({
+      volume: factor({ total_volume_usdc: z.number().min(0), total_transactions: count }),
+      diversity: factor({ unique_counterparties: count }),
+      consistency: factor({ active_days: count, active_months: count }),
+      recency: factor({ last_seen: isoTime.nullable(), days_since_last_seen: count.nullable() }),
+      tenure: factor({ first_seen: isoTime.nullable(), tenure_days: count }),
+    }),
+    metrics: z.strictObject({
+      total_transactions: count,
+      unique_counterparties: count,
+      total_volume_usdc: z.number().min(0),
+      first_seen: isoTime.nullable(),
+      last_seen: isoTime.nullable(),
+      avg_latency_ms: z.number().nullable(),
+    }),
+    identity: z
+      .strictObject({
+        ens_name: z.string().nullable(),
+        registered_agent: z.boolean(),
+        chains_registered: z.array(z.string()),
+        endpoint_status: z.enum(['reachable', 'unreachable', 'unknown']),
+        github_repo: z.string().nullable(),
+      })
+      .nullable(),
+    attestation: z.strictObject({ status: z.literal('none') }),
+    billing: z.strictObject({ tier: z.enum(planNames) }),
+  })
+  .meta({ description: 'Spec 2.8, view=full (paid plans): the summary plus the decision under the policy.' });
+
+export const reputationView = z.union([reputationViewFull, reputationViewSummary]).meta({ description: 'Spec 2.8: full when view=full, else summary.' });
+
+/** GET /v1/reputation/{address}: the record, or the view variant when a view parameter is given. */
+export const reputationLookup = z.union([reputationRecord, reputationView]);
+
+// ---- errors (spec 7.1) -----------------------------------------------------------------------
+
+/** The 7.1 error object with `code` limited to `codes` (each response documents its own), and the extra fields those codes carry. */
+export function errorDetail(codes: readonly ErrorCode[]) {
+  const has = (code: ErrorCode) => codes.includes(code);
+  return z.strictObject({
+    code: z.enum(codes as [ErrorCode, ...ErrorCode[]]),
+    message: z.string(),
+    ...(has('signup_required') ? { signup_url: z.string().optional().meta({ description: 'signup_required: where to get a key' }) } : {}),
+    ...(has('unknown_address') ? { can_assess: z.literal(true).optional().meta({ description: 'unknown_address: POST /v1/assess can score it' }) } : {}),
+    ...(has('payment_required')
+      ? {
+          plan: z.enum(planNames).optional().meta({ description: "payment_required: the caller's plan" }),
+          entitlement: z.enum(entitlementNames).optional().meta({ description: 'payment_required: what the plan lacks' }),
+        }
+      : {}),
+  });
+}
+
+export function errorBody(codes: readonly ErrorCode[]) {
+  return z.strictObject({ error: errorDetail(codes) });
+}
+
+/** Every error code the API can send, with its status: the component the per-route bodies narrow. */
+export const apiError = errorBody(Object.keys(errorStatus) as ErrorCode[]).meta({ description: 'Spec 7.1 error format.' });
+
+// ---- batch -----------------------------------------------------------------------------------
+
+export const batchResponse = z.strictObject({
+  count,
+  results: z
+    .array(
+      z.union([
+        z.strictObject({ address: z.string(), status: z.literal(200), record: reputationRecord }),
+        z.strictObject({ address: z.string(), status: z.number().int(), error: errorDetail(['invalid_address', 'unknown_address']) }),
+      ]),
+    )
+    .meta({ description: 'one per requested address, in request order: its record, or the error a single lookup would give' }),
+});
+
+// ---- stats -----------------------------------------------------------------------------------
+
+export const statsV2 = z.strictObject({
+  version: z.literal('v2'),
+  as_of_time: isoTime.nullable().meta({ description: 'the newest scoring run; null before the first' }),
+  data_semantics: z.literal(dataSemantics),
+  erc8004: z.strictObject({
+    known_agents: count,
+    by_chain: countsByName,
+    metadata_quality_distribution: z.strictObject({ real: count, placeholder: count, unknown: count }),
+  }),
+  reputation: z.strictObject({
+    total_addresses: count,
+    scored_addresses: count,
+    entity_distribution: z.strictObject({ agent: count, service: count, wallet: count, hybrid: count, unknown: count }),
+    score_distribution: gradeCounts,
+  }),
+  payments: z.strictObject({
+    addresses_with_candidate_payment_activity: count,
+    addresses_with_verified_payment_activity: count,
+    total_candidate_transactions: count,
+    total_verified_transactions: count,
+    verification_status_summary: z.strictObject({ candidate: count, verified: count }),
+  }),
+  caveats: z.array(z.string()),
+});
+
+// ---- agents (2.9) ----------------------------------------------------------------------------
+
+export const agentItem = z.strictObject({
+  chain: z.string(),
+  registry: z.string(),
+  agent_id: z.string().regex(/^\d+$/).meta({ description: 'ERC-8004 token id (decimal string: may exceed 2^53)' }),
+  name: z.string().nullable(),
+  description: z.string().nullable(),
+  owner: z.string(),
+  agent_wallet: z.string().nullable(),
+  payment_address: z.string().meta({ description: 'agent_wallet when set, else owner' }),
+  agent_uri: z.string().nullable(),
+  metadata_quality: metadataQuality,
+  has_endpoint: z.boolean(),
+  github_url: z.string().nullable(),
+  registered_at: isoTime.nullable(),
+  agents_sharing_owner: z.number().int().min(1).meta({ description: 'above 1, payment data is shared between those agents' }),
+  score: score100,
+  grade,
+  confidence: z.number().min(0).max(1),
+  entity_type: entityType,
+  has_candidate_payment_activity: z.boolean(),
+  has_verified_payment_activity: z.boolean(),
+});
+
+export const agentList = z.strictObject({
+  items: z.array(agentItem),
+  next_cursor: z.string().nullable().meta({ description: 'pass as cursor for the next page; null on the last' }),
+  count: count.meta({ description: 'total matching the filters' }),
+  version: z.literal('v1'),
+});
+
+// ---- legacy /api/v1 --------------------------------------------------------------------------
+
+export const legacyX402Stats = z.strictObject({
+  total_wallets: count,
+  distribution: gradeCounts,
+  avg_score: z.number().nullable(),
+  max_score: z.number().nullable(),
+  min_score: z.number().nullable(),
+  wallets_as_payer: count,
+  wallets_as_payee: count,
+  wallets_both_roles: count,
+  total_transactions: count,
+  roles: z.strictObject({ agent: count, hybrid: count, service: count }),
+  identified_agents: count,
+  data_source: z.string(),
+  version: z.literal('v1'),
+});
+
+const gradeShare = z.strictObject({ count, pct: z.number().min(0).max(100) });
+
+export const legacyErc8004Stats = z.strictObject({
+  total_agents: count,
+  average_score: z.number().nullable(),
+  max_score: z.number().nullable(),
+  min_score: z.number().nullable(),
+  grade_distribution: z.strictObject({ A: gradeShare, B: gradeShare, C: gradeShare, D: gradeShare, F: gradeShare }),
+  chains: countsByName,
+  scoring: z.strictObject({
+    weights: z.strictObject({ identity: z.number(), activity: z.number(), capability: z.number(), reach: z.number(), trust: z.number() }),
+    version: z.string(),
+    dimensions: z.array(z.string()),
+  }),
+});
+
+const legacyWallet = z.strictObject({
+  wallet: z.string(),
+  score: score100,
+  grade,
+  role: z.enum(['agent', 'service', 'hybrid', 'wallet']),
+  total_txns: count,
+  as_payer: count,
+  as_payee: count,
+  active_months: count,
+  name: z.string().nullable(),
+  first_seen: isoTime.nullable(),
+  last_seen: isoTime.nullable(),
+  volume_usdc: z.number().min(0),
+  counterparties: count,
+});
+
+export const legacyIdentified = z.strictObject({
+  total: count,
+  wallets: z.array(legacyWallet.extend({ erc8004_chain: z.string(), erc8004_token_id: z.string().nullable() })),
+});
+
+export const legacyBrowse = z.strictObject({
+  total: count,
+  offset: count,
+  limit: count,
+  wallets: z.array(legacyWallet).meta({ description: 'score descending' }),
+});
+
+// ---- service endpoints -----------------------------------------------------------------------
+
+export const health = z.strictObject({
+  status: z.enum(['ok', 'degraded', 'unhealthy']).meta({
+    description: 'ok; degraded (200): Redis down, no scoring run yet, or the newest run older than 24 h; unhealthy (503): the database does not answer',
+  }),
+  version: z.literal('v1'),
+  database: z.union([z.strictObject({ ok: z.literal(true), latency_ms: count }), z.strictObject({ ok: z.literal(false), error: z.string() })]),
+  redis: z.union([
+    z.strictObject({ configured: z.literal(false) }),
+    z.strictObject({ configured: z.literal(true), ok: z.boolean(), latency_ms: count.optional(), error: z.string().optional() }),
+  ]),
+  scoring: z.strictObject({
+    last_run_id: count.nullable(),
+    last_scored_at: isoTime.nullable(),
+    age_seconds: count.nullable(),
+    model_version: z.string(),
+    last_run_kind: z.string().nullable(),
+    stale: z.boolean().nullable(),
+  }),
+  uptime_seconds: count,
+  checked_at: isoTime,
+});
+
+export const signingKey = z.strictObject({
+  keys: z.array(
+    z.strictObject({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string(), kid: z.string(), alg: z.literal('EdDSA'), use: z.literal('sig') }),
+  ),
+  key_id: z.string().meta({ description: 'RFC 7638 thumbprint; equals X-Signature-Key-Id' }),
+  algorithm: z.literal('Ed25519'),
+  public_key_pem: z.string(),
+  headers: z.strictObject({ signature: z.string(), timestamp: z.string(), key_id: z.string() }),
+  signed_message: z.string(),
+});
+
+export const signup = z.strictObject({ message: z.string(), plans: z.array(z.enum(planNames)) });
+
+/** The document itself: checked in depth by the OpenAPI validator in the tests, not here. */
+export const openApiDocument = z.looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) });
+
+/** Named in components/schemas (and linked from /docs); everything else is inlined. */
+export const namedSchemas = {
+  ReputationRecord: reputationRecord,
+  ReputationRecordPaid: reputationRecordPaid,
+  ReputationRecordFree: reputationRecordFree,
+  ReputationViewSummary: reputationViewSummary,
+  ReputationViewFull: reputationViewFull,
+  ReputationView: reputationView,
+  Error: apiError,
+  BatchResponse: batchResponse,
+  Stats: statsV2,
+  AgentItem: agentItem,
+  AgentList: agentList,
+  LegacyX402Stats: legacyX402Stats,
+  LegacyErc8004Stats: legacyErc8004Stats,
+  LegacyIdentified: legacyIdentified,
+  LegacyBrowse: legacyBrowse,
+  Health: health,
+  SigningKey: signingKey,
+  Signup: signup,
+} as const;
