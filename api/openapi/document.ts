@@ -33,6 +33,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       description:
         'Scores of wallet addresses and ERC-8004 agents from on-chain activity, computed in batch runs. ' +
         'Routes under /v1 need an X-API-Key header; errors always have the form {"error": {"code", "message"}}. ' +
+        'Any other path answers 404 not_found, another method on a /v1 path 405 method_not_allowed. ' +
         'Responses to enterprise keys are signed (X-Signature headers; public key at GET /.well-known/reputation-signing-key).',
     },
     servers: [{ url: '/', description: 'this server' }],
