@@ -20,6 +20,7 @@ import { batchRoutes } from './routes/batch.ts';
 import { signupRoutes } from './routes/signup.ts';
 import { openApiRoutes } from './routes/openapi.ts';
 import { enforceIpAllowlist } from './security/ip-allowlist.ts';
+import { trustProxies, type ProxyTrust } from './security/client-address.ts';
 import type { RecordCache } from './reputation/cache.ts';
 import { signingKeyRoutes, signResponses, type ResponseSigner } from './security/signing.ts';
 
@@ -40,11 +41,14 @@ export interface AppDeps {
   records?: RecordCache;
   /** Age of the newest scoring run past which records are stale (STALE_AFTER_SECONDS; default 24 h). */
   staleAfterSeconds?: number;
+  /** Reverse proxies trusted for the client's address (TRUST_PROXY_HOPS); none when absent. */
+  proxy?: ProxyTrust;
 }
 
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
-  app.proxy = false;
+  // ctx.ip, what IP allowlists check: the TCP peer unless proxies are trusted.
+  trustProxies(app, deps.proxy);
   app.use(requestId);
   // Outside the error renderer so errors are signed too; nothing before it may change the body.
   if (deps.signer) app.use(signResponses(deps.signer, deps.log, deps.keys));

@@ -71,7 +71,10 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const { staleAfterSeconds } = config;
   const records = new RecordCache(store, { size: config.recordCacheSize, status: (scoredAt, now) => scoreStatus(scoredAt, now, staleAfterSeconds) });
   const api = createApiServer(
-    createApp({ store, keys, log, signupUrl: config.signupUrl, now: options.now, usage, redisUrl: config.redisUrl, signer, records, staleAfterSeconds }).callback(),
+    createApp({
+      store, keys, log, signupUrl: config.signupUrl, now: options.now, usage, redisUrl: config.redisUrl, signer, records, staleAfterSeconds,
+      proxy: { hops: config.trustProxyHops, ipHeader: config.proxyIpHeader },
+    }).callback(),
   );
   const adminToken = newSecret('adm_');
   const admin = http.createServer(createAdminApp({ store, config, log: log.child('admin'), keys, runs, jobs, usage }, adminToken).callback());

@@ -38,7 +38,7 @@ export function registerAllowlistCommand(accounts: Command, config: () => Config
     .command('allowlist')
     .description(
       'set, clear or show the IP allowlist of an API key (enterprise plans only): with one set, requests with the key ' +
-        'from any other address get 403 ip_not_allowed. The address checked is the TCP peer; X-Forwarded-For is ignored',
+        'from any other address get 403 ip_not_allowed. The address checked is the TCP peer, or behind trusted proxies (TRUST_PROXY_HOPS) the forwarded one',
     )
     .option('--key-id <id>', 'the API key (key_…)')
     .option('--account <id>', 'every active key of this account (acc_…); without --set or --clear, shows their key ids and lists')

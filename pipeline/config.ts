@@ -43,6 +43,10 @@ const configSchema = z.object({
   publicBaseUrl: z.url({ protocol: /^https?$/ }).optional(),
   signupUrl: z.url({ protocol: /^https?$/ }).optional(),
   readConnections: z.coerce.number().int().min(1).max(64).default(4),
+  // The client's address behind reverse proxies (api/security/client-address.ts): 0 = the TCP peer,
+  // the proxy header ignored (a client could write it).
+  trustProxyHops: z.coerce.number().int().min(0).max(10).default(0),
+  proxyIpHeader: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name').default('X-Forwarded-For'),
   // Served reputation records kept in memory by the API (api/reputation/cache.ts); 0 turns it off.
   recordCacheSize: z.coerce.number().int().min(0).default(100_000),
   // How old the newest scoring run may be before records are `stale` and the view variant answers
@@ -90,6 +94,8 @@ const envNames = {
   publicBaseUrl: 'PUBLIC_BASE_URL',
   signupUrl: 'SIGNUP_URL',
   readConnections: 'DB_READ_CONNECTIONS',
+  trustProxyHops: 'TRUST_PROXY_HOPS',
+  proxyIpHeader: 'PROXY_IP_HEADER',
   recordCacheSize: 'RECORD_CACHE_SIZE',
   staleAfterSeconds: 'STALE_AFTER_SECONDS',
   ingestIntervalSeconds: 'INGEST_INTERVAL_SECONDS',

@@ -3,9 +3,10 @@
 // is 403 ip_not_allowed. Lists are kept in the in-memory key index (api/accounts.ts), so the check
 // is a few integer comparisons and never reads the database.
 //
-// The address checked is the TCP peer (app.proxy is false): X-Forwarded-For is ignored, so behind
-// a reverse proxy every request would come from the proxy's address. IPv4-mapped IPv6 peers
-// (::ffff:203.0.113.7, what a dual-stack socket reports) are matched as the IPv4 address.
+// The address checked is the client's (ctx.ip, api/security/client-address.ts): the TCP peer, or
+// behind trusted reverse proxies (TRUST_PROXY_HOPS) the address they forwarded; X-Forwarded-For is
+// ignored otherwise. IPv4-mapped IPv6 peers (::ffff:203.0.113.7, what a dual-stack socket reports)
+// are matched as the IPv4 address.
 import ipaddr from 'ipaddr.js';
 import type { Middleware } from 'koa';
 import type { Store } from '../../pipeline/store/store.ts';
@@ -115,8 +116,8 @@ export async function loadIpAllowlists(store: Store): Promise<Map<string, IpAllo
 export function enforceIpAllowlist(): Middleware<{ account?: { ipAllowlist?: IpAllowlist | null } }> {
   return async (ctx, next) => {
     const list = ctx.state.account?.ipAllowlist;
-    if (list && !list.allows(ctx.req.socket.remoteAddress)) {
-      throw new ApiError('ip_not_allowed', `this API key may not be used from ${ctx.req.socket.remoteAddress ?? 'this address'}; its IP allowlist does not include it`);
+    if (list && !list.allows(ctx.ip)) {
+      throw new ApiError('ip_not_allowed', `this API key may not be used from ${ctx.ip || 'this address'}; its IP allowlist does not include it`);
     }
     await next();
   };
