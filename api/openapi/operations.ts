@@ -103,7 +103,7 @@ const errorMeanings: Partial<Record<ErrorCode, string>> = {
   rate_limited: 'rate_limited: too many requests in this second or minute; retry after Retry-After',
   quota_exceeded: 'quota_exceeded: the free plan used its calls for this cycle; do not retry before X-Quota-Reset',
   internal_error: 'internal_error: unexpected failure; report the X-Request-Id',
-  stale_data: 'stale_data: the newest scoring run is over 24 h old (view variant only)',
+  stale_data: 'stale_data: the newest scoring run is older than the stale limit (STALE_AFTER_SECONDS, 24 h by default; view variant only)',
   unavailable: 'unavailable: the server is shutting down',
 };
 

@@ -24,7 +24,7 @@ const scoreSummary = z.strictObject({
   value: score100.nullable().meta({ description: 'null while known_unscored' }),
   grade: grade.nullable(),
   scored_at: isoTime.nullable().meta({ description: 'the newest scoring run; null while known_unscored' }),
-  status: z.enum(['scored', 'stale', 'known_unscored']).meta({ description: 'scored within 24 h of the newest run, then stale' }),
+  status: z.enum(['scored', 'stale', 'known_unscored']).meta({ description: 'scored until the newest run is older than the stale limit (STALE_AFTER_SECONDS, 24 h by default), then stale' }),
   version: z.string().meta({ description: 'scoring model version', examples: ['v1'] }),
 });
 
@@ -365,7 +365,7 @@ export const legacyBrowse = z.strictObject({
 
 export const health = z.strictObject({
   status: z.enum(['ok', 'degraded', 'unhealthy']).meta({
-    description: 'ok; degraded (200): Redis down, no scoring run yet, or the newest run older than 24 h; unhealthy (503): the database does not answer',
+    description: 'ok; degraded (200): Redis down, no scoring run yet, or the newest run older than the stale limit (24 h by default); unhealthy (503): the database does not answer',
   }),
   version: z.literal('v1'),
   database: z.union([z.strictObject({ ok: z.literal(true), latency_ms: count }), z.strictObject({ ok: z.literal(false), error: z.string() })]),
