@@ -1,6 +1,7 @@
 // Scoring runs over a simulated devnet history (agents, x402 payments, honest and sybil feedback):
 // incremental runs give exactly what a full run gives, a sybil swarm cannot lift a score, the
 // operator score follows its tail-risk rule, and on-demand scoring of an unknown address.
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevnet, type Devnet } from '../devnet/index.ts';
 import { simulate, type SimulationTruth } from '../devnet/simulate.ts';
@@ -11,6 +12,7 @@ import { openStore, type Store } from '../pipeline/store/store.ts';
 import { ingestChain } from '../pipeline/ingest/ingest-chain.ts';
 import { fetchMetadataJob } from '../pipeline/metadata/fetch-metadata-job.ts';
 import { runScoring } from '../pipeline/score/run.ts';
+import { importFile } from '../pipeline/import/import-file.ts';
 import { tempDataDir } from './helpers/temp.ts';
 
 // Everything a run materialises, without the run ids (which differ between the two paths).
@@ -21,6 +23,18 @@ const servingTables = {
   address_scores: 'SELECT * EXCLUDE (run_id) FROM address_scores ORDER BY address',
   reputation_records: 'SELECT * EXCLUDE (run_id) FROM reputation_records ORDER BY address',
 };
+
+// The payments table runs keep up to date by deltas holds exactly what the view says.
+async function expectPaymentsMatchView(store: Store) {
+  const columns = 'chain, tx_hash, log_index, payer, payee, value, block_time, verified, origin, block_number, import_id';
+  const [diff] = await store.read(
+    `SELECT (SELECT count(*) FROM (SELECT ${columns} FROM scored_payments EXCEPT ALL SELECT ${columns} FROM x402_payments))::INTEGER AS extra,
+            (SELECT count(*) FROM (SELECT ${columns} FROM x402_payments EXCEPT ALL SELECT ${columns} FROM scored_payments))::INTEGER AS missing,
+            (SELECT count(*) FROM scored_payments)::INTEGER AS n`,
+  );
+  expect(diff).toMatchObject({ extra: 0, missing: 0 });
+  expect(diff!.n).toBeGreaterThan(0);
+}
 
 async function servingState(store: Store) {
   const state: Record<string, unknown[]> = {};
@@ -50,23 +64,47 @@ describe('scoring runs over a simulated history', () => {
     const head = truth.blocks.last;
     const middle = Math.floor((truth.blocks.first + truth.blocks.last) / 2);
 
-    // Path 1: half the history, a full run; the rest, incremental runs (and one on demand).
+    // Path 2: everything at once, one full run. A third of the later half's payments are also
+    // imported from a file (as a data team might have before the chain was indexed).
+    full = await openStore({ dataDir: tempDataDir('scoring-full') });
+    await ingestChain({ store: full, chain, log: silentLogger });
+    await metadata(full);
+    const importedPayments = path.join(tempDataDir('scoring-import'), 'payments.csv');
+    await full.write((tx) =>
+      tx.run(
+        `COPY (SELECT chain, block_number, strftime(block_time, '%Y-%m-%dT%H:%M:%SZ') AS block_time, tx_hash, log_index, token,
+                      payer AS from_address, payee AS to_address, value, submitter AS tx_sender, true AS authorized
+                 FROM x402_payments WHERE block_number > ${middle} AND log_index % 3 = 0)
+         TO '${importedPayments}' (HEADER)`,
+      ),
+    );
+    const importPayments = async (store: Store) => {
+      const report = await importFile({ store, log: silentLogger }, { file: importedPayments, kind: 'transfers', onBadRows: 'refuse' });
+      expect(report.rowsLoaded).toBeGreaterThan(0);
+    };
+    await importPayments(full);
+    await full.write((tx) => tx.run(`INSERT INTO known_addresses VALUES ($1, 'evm', 'cli', utc_now())`, [unknownAddress]));
+    expect((await runScoring(full, onDevnet)).kind).toBe('full');
+    await expectPaymentsMatchView(full);
+
+    // Path 1: half the history, a full run; the imported payments, then the rest of the chain
+    // (whose rows replace the imported ones), incremental runs (and one on demand).
     incremental = await openStore({ dataDir: tempDataDir('scoring-incremental') });
     await ingestChain({ store: incremental, chain: { ...chain, confirmations: head - middle }, log: silentLogger });
     await metadata(incremental);
     expect((await runScoring(incremental, onDevnet)).kind).toBe('full');
+    await importPayments(incremental);
+    expect((await runScoring(incremental, onDevnet)).kind).toBe('incremental');
+    await expectPaymentsMatchView(incremental);
+    expect((await incremental.read(`SELECT count(*)::INTEGER AS n FROM scored_payments WHERE origin = 'import'`))[0]!.n).toBeGreaterThan(0);
     await ingestChain({ store: incremental, chain, log: silentLogger });
     await metadata(incremental);
     expect((await runScoring(incremental, onDevnet)).kind).toBe('incremental');
+    await expectPaymentsMatchView(incremental);
     expect((await runScoring(incremental, { ...onDevnet, addresses: [unknownAddress] })).kind).toBe('addresses');
+    await expectPaymentsMatchView(incremental);
     expect((await runScoring(incremental, onDevnet)).kind).toBe('incremental');
-
-    // Path 2: everything at once, one full run.
-    full = await openStore({ dataDir: tempDataDir('scoring-full') });
-    await ingestChain({ store: full, chain, log: silentLogger });
-    await metadata(full);
-    await full.write((tx) => tx.run(`INSERT INTO known_addresses VALUES ($1, 'evm', 'cli', utc_now())`, [unknownAddress]));
-    expect((await runScoring(full, onDevnet)).kind).toBe('full');
+    await expectPaymentsMatchView(incremental);
   }, 240_000);
 
   afterAll(async () => {

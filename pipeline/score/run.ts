@@ -15,6 +15,10 @@ import { publishNewestRun } from './newest-run.ts';
 
 export const modelVersion = 'v1';
 
+// Bumped when what scored_payments holds changes meaning: a run whose predecessor recorded another
+// number rebuilds the table (and a database from before the table existed records none).
+const scoredPaymentsVersion = 1;
+
 export interface ScoringOptions {
   /** Recompute everything even when an incremental run would do. */
   full?: boolean;
@@ -46,6 +50,7 @@ interface Inputs {
   files_through: string | null;
   evidence_through: string | null;
   known_through: string | null;
+  scored_payments?: number;
 }
 
 interface PreviousRun {
@@ -56,7 +61,7 @@ interface PreviousRun {
 // Temporary tables a run builds, dropped at its end so their memory is freed.
 const runTables = [
   'run_params', 'previous_cursors', 'run_agents', 'changed_addresses', 'changed_agents', 'scope_agents',
-  'scope_addresses', 'fact_addresses', 'run_payments', 'run_sides', 'run_facts', 'feedback_agents',
+  'scope_addresses', 'fact_addresses', 'payment_floor', 'new_imports', 'run_pairs', 'run_facts', 'feedback_agents',
   'run_feedback', 'run_feedback_weights',
 ];
 
@@ -81,28 +86,31 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
         [parsed.address, parsed.family],
       );
     }
-    const [{ inputs: currentText }] = (await tx.all(sqlFile('score/inputs'), [modelVersion])) as [{ inputs: string }];
-    const current = JSON.parse(currentText) as Inputs;
+    const [{ inputs: inputsText }] = (await tx.all(sqlFile('score/inputs'), [modelVersion])) as [{ inputs: string }];
+    const current: Inputs = { ...(JSON.parse(inputsText) as Inputs), scored_payments: scoredPaymentsVersion };
 
-    const kind = await chooseKind(tx, options, addresses.length > 0, previous, current);
+    const { kind, rebuildPayments } = await chooseKind(tx, options, addresses.length > 0, previous, current);
+    // A rebuild reads everything: no watermarks.
+    const since = rebuildPayments ? undefined : previous?.inputs;
     await tx.run(
       `CREATE OR REPLACE TEMP TABLE run_params AS
-       SELECT $1::INTEGER AS run_id, $2::BOOLEAN AS is_full, $3::VARCHAR AS model_version, $4::VARCHAR AS evm_chain,
-              utc_now() AS scored_at,
-              coalesce($5::TIMESTAMP, '-infinity'::TIMESTAMP) AS imports_through,
-              coalesce($6::TIMESTAMP, '-infinity'::TIMESTAMP) AS files_through,
-              coalesce($7::TIMESTAMP, '-infinity'::TIMESTAMP) AS evidence_through,
-              coalesce($8::TIMESTAMP, '-infinity'::TIMESTAMP) AS known_through`,
-      [runId, kind === 'full', modelVersion, options.evmChain ?? 'base',
-       previous?.inputs?.imports_through ?? null, previous?.inputs?.files_through ?? null,
-       previous?.inputs?.evidence_through ?? null, previous?.inputs?.known_through ?? null],
+       SELECT $1::INTEGER AS run_id, $2::BOOLEAN AS is_full, $3::BOOLEAN AS rebuild_payments,
+              $4::VARCHAR AS model_version, $5::VARCHAR AS evm_chain, utc_now() AS scored_at,
+              coalesce($6::TIMESTAMP, '-infinity'::TIMESTAMP) AS imports_through,
+              coalesce($7::TIMESTAMP, '-infinity'::TIMESTAMP) AS files_through,
+              coalesce($8::TIMESTAMP, '-infinity'::TIMESTAMP) AS evidence_through,
+              coalesce($9::TIMESTAMP, '-infinity'::TIMESTAMP) AS known_through`,
+      [runId, kind === 'full', rebuildPayments, modelVersion, options.evmChain ?? 'base',
+       since?.imports_through ?? null, since?.files_through ?? null,
+       since?.evidence_through ?? null, since?.known_through ?? null],
     );
 
     await step(tx, 'agents', options.onStep);
+    await step(tx, 'payments', options.onStep);
     if (kind === 'full') {
-      // Every payment: the scope comes from them (payments.sql needs the table to exist).
+      // Every payment: the scope comes from them.
       await tx.run('CREATE OR REPLACE TEMP TABLE fact_addresses (address VARCHAR)');
-      await step(tx, 'payments', options.onStep);
+      await step(tx, 'payments_all', options.onStep);
       await step(tx, 'scope_full', options.onStep);
     } else {
       if (kind === 'incremental') {
@@ -113,14 +121,14 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
         await tx.run('CREATE OR REPLACE TEMP TABLE changed_agents (chain VARCHAR, agent_id HUGEINT)');
       }
       await step(tx, 'scope', options.onStep);
-      await step(tx, 'payments', options.onStep);
+      await step(tx, 'payments_scoped', options.onStep);
     }
     for (const name of ['facts', 'feedback', 'agent_scores', 'chain_scores', 'address_scores', 'records', 'stats']) {
       await step(tx, name, options.onStep);
     }
 
     // An `addresses` run keeps the previous watermarks: it did not look at everything newer.
-    const recorded = kind === 'addresses' ? (previous?.inputs ? JSON.stringify(previous.inputs) : null) : currentText;
+    const recorded = kind === 'addresses' ? (previous?.inputs ? JSON.stringify(previous.inputs) : null) : JSON.stringify(current);
     const [run] = await tx.all(
       `INSERT INTO scoring_runs
        SELECT run_id, model_version, scored_at, (SELECT count(*) FROM address_scores), $1,
@@ -130,6 +138,7 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
       [kind, recorded],
     );
     for (const table of runTables) await tx.run(`DROP TABLE IF EXISTS temp.${table}`);
+    await tx.run(`DROP ${kind === 'full' ? 'VIEW' : 'TABLE'} IF EXISTS temp.run_payments`);
     return {
       runId,
       kind,
@@ -154,21 +163,31 @@ async function step(tx: WriteTx, name: string, onStep?: ScoringOptions['onStep']
   onStep?.(name, performance.now() - started);
 }
 
-/** Full unless an incremental (or on-demand) run is known to give the same result. */
+/**
+ * Full unless an incremental (or on-demand) run is known to give the same result; and whether
+ * scored_payments must be rebuilt from the view rather than brought up to date from the previous
+ * run's watermarks (previous_cursors, left empty for a rebuild so every block counts as new).
+ */
 async function chooseKind(
   tx: WriteTx,
   options: ScoringOptions,
   onDemand: boolean,
   previous: PreviousRun | null,
   current: Inputs,
-): Promise<RunKind> {
+): Promise<{ kind: RunKind; rebuildPayments: boolean }> {
   const before = previous?.inputs;
   await tx.run('CREATE OR REPLACE TEMP TABLE previous_cursors (chain VARCHAR, source VARCHAR, block_number BIGINT, block_hash VARCHAR)');
-  if (options.full || !before) return 'full';
-  // A new model or a new facilitator list changes every score.
-  if (before.model_version !== current.model_version || before.facilitators !== current.facilitators) return 'full';
-  await tx.append('previous_cursors', before.cursors.map((c) => [c.chain, c.source, c.block, c.hash]));
-  const [check] = await tx.all(sqlFile('score/previous_cursors_intact'), [previous!.scoredAt]);
-  if (Number(check!.broken) > 0) return 'full';
-  return onDemand ? 'addresses' : 'incremental';
+  // A new facilitator list changes which payments are verified, everywhere.
+  let rebuildPayments = !before || before.facilitators !== current.facilitators || before.scored_payments !== current.scored_payments;
+  if (!rebuildPayments) {
+    await tx.append('previous_cursors', before!.cursors.map((c) => [c.chain, c.source, c.block, c.hash]));
+    const [check] = await tx.all(sqlFile('score/previous_cursors_intact'), [previous!.scoredAt]);
+    if (Number(check!.broken) > 0) {
+      rebuildPayments = true;
+      await tx.run('DELETE FROM previous_cursors');
+    }
+  }
+  // A new model changes every score; so does anything that rebuilds the payments.
+  if (options.full || rebuildPayments || before!.model_version !== current.model_version) return { kind: 'full', rebuildPayments };
+  return { kind: onDemand ? 'addresses' : 'incremental', rebuildPayments };
 }

@@ -45,10 +45,9 @@ WITH per_client AS (
 paid AS (            -- clients' payments to the agent's payment address: distinct (payer, payee)
                      -- pairs first, so an address paid for many agents is not multiplied by them
   SELECT a.chain, a.agent_id, p.payer AS client_address, p.verified
-    FROM (SELECT chain, address AS payer, counterparty AS payee, bool_or(verified) AS verified
-            FROM run_sides
-           WHERE as_payer AND address IN (SELECT client_address FROM per_client)
-           GROUP BY chain, address, counterparty) p
+    FROM (SELECT chain, payer, payee, verified_payments > 0 AS verified
+            FROM run_pairs
+           WHERE payer IN (SELECT client_address FROM per_client)) p
     JOIN run_agents a ON a.chain = p.chain AND a.pay_to = p.payee
    WHERE (a.chain, a.agent_id) IN (SELECT (chain, agent_id) FROM scope_agents)
 ),
