@@ -10,6 +10,7 @@ import { errorMiddleware } from './middleware/errors.ts';
 import { requireApiKey, type AuthState } from './middleware/api-key.ts';
 import { planLimits } from './usage/middleware.ts';
 import { RateLimiter } from './usage/rate-limit.ts';
+import { ipRateLimit, type IpRateLimits } from './usage/ip-rate-limit.ts';
 import { UsageMeter } from './usage/meter.ts';
 import { healthRoutes } from './routes/health.ts';
 import { agentsRoutes } from './routes/agents.ts';
@@ -43,6 +44,8 @@ export interface AppDeps {
   staleAfterSeconds?: number;
   /** Reverse proxies trusted for the client's address (TRUST_PROXY_HOPS); none when absent. */
   proxy?: ProxyTrust;
+  /** Per-IP limits of the routes without a key (IP_RATE_PER_*); the server always passes them. */
+  ipRateLimits?: IpRateLimits;
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -53,6 +56,7 @@ export function createApp(deps: AppDeps): Koa {
   // Outside the error renderer so errors are signed too; nothing before it may change the body.
   if (deps.signer) app.use(signResponses(deps.signer, deps.log, deps.keys));
   app.use(errorMiddleware(deps.log));
+  if (deps.ipRateLimits) app.use(ipRateLimit(new RateLimiter(deps.now ?? (() => new Date())), deps.ipRateLimits));
 
   const open = new Router();
   const stats = createStatsCache(deps.store);

@@ -74,6 +74,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     createApp({
       store, keys, log, signupUrl: config.signupUrl, now: options.now, usage, redisUrl: config.redisUrl, signer, records, staleAfterSeconds,
       proxy: { hops: config.trustProxyHops, ipHeader: config.proxyIpHeader },
+      ipRateLimits: { perMinute: config.ipRatePerMinute, perSecond: config.ipRatePerSecond },
     }).callback(),
   );
   const adminToken = newSecret('adm_');

@@ -47,6 +47,9 @@ const configSchema = z.object({
   // the proxy header ignored (a client could write it).
   trustProxyHops: z.coerce.number().int().min(0).max(10).default(0),
   proxyIpHeader: z.string().regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name').default('X-Forwarded-For'),
+  // Per client address on the routes without a key (api/usage/ip-rate-limit.ts).
+  ipRatePerMinute: z.coerce.number().int().min(1).max(1_000_000).default(60),
+  ipRatePerSecond: z.coerce.number().int().min(1).max(100_000).default(5),
   // Served reputation records kept in memory by the API (api/reputation/cache.ts); 0 turns it off.
   recordCacheSize: z.coerce.number().int().min(0).default(100_000),
   // How old the newest scoring run may be before records are `stale` and the view variant answers
@@ -96,6 +99,8 @@ const envNames = {
   readConnections: 'DB_READ_CONNECTIONS',
   trustProxyHops: 'TRUST_PROXY_HOPS',
   proxyIpHeader: 'PROXY_IP_HEADER',
+  ipRatePerMinute: 'IP_RATE_PER_MINUTE',
+  ipRatePerSecond: 'IP_RATE_PER_SECOND',
   recordCacheSize: 'RECORD_CACHE_SIZE',
   staleAfterSeconds: 'STALE_AFTER_SECONDS',
   ingestIntervalSeconds: 'INGEST_INTERVAL_SECONDS',

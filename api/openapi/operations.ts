@@ -17,7 +17,7 @@ export type HeaderName = keyof typeof responseHeaders;
 /** Response headers, described once; operations list which of them each response carries. */
 export const responseHeaders = {
   'X-Request-Id': { description: 'Time-sortable id of this request (req_…); also in the server logs.', type: 'string' },
-  'X-RateLimit-Limit': { description: 'Requests per minute of this key (on a per-second refusal: per second).', type: 'integer' },
+  'X-RateLimit-Limit': { description: 'Requests per minute of this key, or on the routes without a key of this client address (on a per-second refusal: per second).', type: 'integer' },
   'X-RateLimit-Remaining': { description: 'Requests left in the current minute (0 on a refusal).', type: 'integer' },
   'X-RateLimit-Reset': { description: 'Unix time in seconds when the refusing or current window resets.', type: 'integer' },
   'Retry-After': { description: 'Whole seconds to wait before retrying (at least 1).', type: 'integer' },
@@ -46,7 +46,7 @@ export const tags: Record<Tag, string> = {
   reputation: 'Reputation records of wallet addresses (X-API-Key; each address looked up is one call).',
   agents: 'Registered ERC-8004 agents (X-API-Key; free of quota).',
   stats: 'Aggregate statistics of the newest scoring run (X-API-Key; free of quota).',
-  legacy: 'Open endpoints of the first version: no key, free, cached 5 minutes. Prefer /v1 for new use.',
+  legacy: 'Open endpoints of the first version: no key, free, cached 5 minutes, rate limited per client address. Prefer /v1 for new use.',
   service: 'Health, the response signing key, where to get a key, and this reference.',
 };
 
@@ -73,14 +73,15 @@ const quotaHeaders = ['X-Quota-Limit', 'X-Quota-Used', 'X-Quota-Reset'] as const
  * Error responses grouped by status, each body limited to its codes. Behind the key, every answer
  * after the key check carries the rate-limit headers; 429 rate_limited adds Retry-After.
  */
-function errors(codes: readonly ErrorCode[], options: { apiKey: boolean; metered?: boolean }): Record<number, ResponseDoc> {
+function errors(codes: readonly ErrorCode[], options: { apiKey: boolean; metered?: boolean; perIp?: boolean }): Record<number, ResponseDoc> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(errorStatus[code], [...(byStatus.get(errorStatus[code]) ?? []), code]);
   const out: Record<number, ResponseDoc> = {};
   for (const [status, group] of byStatus) {
     const beforeLimits = status === 401 || (status === 403 && !group.includes('ip_not_allowed'));
     const headers: HeaderName[] = ['X-Request-Id'];
-    if (options.apiKey && !beforeLimits) headers.push(...rateHeaders);
+    // The per-IP limit of the open routes runs before anything else they do.
+    if ((options.apiKey && !beforeLimits) || options.perIp) headers.push(...rateHeaders);
     if (group.includes('rate_limited')) headers.push('Retry-After');
     // Counted calls carry the quota from the count on, including the errors that come after it.
     if (options.metered && (group.includes('quota_exceeded') || status === 404 || status >= 500)) headers.push(...quotaHeaders);
@@ -231,7 +232,10 @@ export const operations: readonly Operation[] = [
     tag: 'service',
     apiKey: false,
     request: {},
-    responses: { 200: ok('The document (Cache-Control: public, max-age=300; ETag).', s.openApiDocument, ['Cache-Control']), ...errors(['internal_error'], { apiKey: false }) },
+    responses: {
+      200: ok('The document (Cache-Control: public, max-age=300; ETag).', s.openApiDocument, ['Cache-Control', ...rateHeaders]),
+      ...errors(['rate_limited', 'internal_error'], { apiKey: false, perIp: true }),
+    },
   },
   {
     method: 'get',
@@ -243,16 +247,17 @@ export const operations: readonly Operation[] = [
     apiKey: false,
     request: {},
     responses: {
-      200: { description: 'The HTML page (Cache-Control: public, max-age=300; ETag).', contentType: 'text/html', headers: ['X-Request-Id', 'Cache-Control'] },
-      ...errors(['internal_error'], { apiKey: false }),
+      200: { description: 'The HTML page (Cache-Control: public, max-age=300; ETag).', contentType: 'text/html', headers: ['X-Request-Id', 'Cache-Control', ...rateHeaders] },
+      ...errors(['rate_limited', 'internal_error'], { apiKey: false, perIp: true }),
     },
   },
 ];
 
 function legacy(): Operation[] {
-  const cached = ['Cache-Control'] as const;
+  // Limited per client address (no key): the rate-limit headers on every answer, 429 rate_limited.
+  const cached = ['Cache-Control', ...rateHeaders] as const;
   const common = { tag: 'legacy' as const, apiKey: false, method: 'get' as const };
-  const failures = (codes: ErrorCode[]) => errors([...codes, 'internal_error'], { apiKey: false });
+  const failures = (codes: ErrorCode[]) => errors([...codes, 'rate_limited', 'internal_error'], { apiKey: false, perIp: true });
   return [
     {
       ...common,

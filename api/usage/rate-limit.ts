@@ -9,7 +9,7 @@
 // per-second window answers with that window's figures instead (limit = per-second rate,
 // remaining 0, reset = the next second), so Remaining is never > 0 on a 429. Retry-After is the
 // whole seconds until the refusing window resets (at least 1).
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { ApiError } from '../errors.ts';
 import type { AuthState } from '../middleware/api-key.ts';
 import { accountLimits } from './limits.ts';
@@ -27,6 +27,7 @@ export type RateDecision =
 
 export class RateLimiter {
   private readonly byKey = new Map<string, Windows>();
+  private sweptMinute = 0;
 
   constructor(private readonly now: () => Date) {}
 
@@ -35,6 +36,12 @@ export class RateLimiter {
     const t = this.now().getTime();
     const minute = Math.floor(t / 60_000);
     const second = Math.floor(t / 1_000);
+    // Once a minute, forget the windows of past minutes: keyed by client address (./ip-rate-limit.ts)
+    // the map would otherwise keep every address ever seen.
+    if (minute !== this.sweptMinute) {
+      this.sweptMinute = minute;
+      for (const [key, old] of this.byKey) if (old.minute !== minute) this.byKey.delete(key);
+    }
     let w = this.byKey.get(keyId);
     if (!w) this.byKey.set(keyId, (w = { minute, minuteCount: 0, second, secondCount: 0 }));
     // A clock moved backwards (tests do) starts fresh windows rather than mixing counts.
@@ -60,20 +67,24 @@ export function rateLimit(limiter: RateLimiter): Middleware<AuthState> {
     const { account } = ctx.state;
     const limits = accountLimits(account);
     const d = limiter.take(account.keyId, limits.ratePerMinute, limits.ratePerSecond);
-    const headers: Record<string, string> = {
-      'X-RateLimit-Limit': String(d.limit),
-      'X-RateLimit-Remaining': String(d.remaining),
-      'X-RateLimit-Reset': String(Math.ceil(d.resetMs / 1_000)),
-    };
-    ctx.set(headers);
-    if (!d.allowed) {
-      const per = d.window === 'second' ? `${d.limit} per second` : `${d.limit} per minute`;
-      const whose = account.overrides ? 'this account' : `the ${account.plan} plan`;
-      throw new ApiError('rate_limited', `rate limit of ${whose} (${per}) reached; retry after ${d.retryAfterSeconds} s`, {}, {
-        ...headers,
-        'Retry-After': String(d.retryAfterSeconds),
-      });
-    }
+    enforceRate(ctx, d, account.overrides ? 'this account' : `the ${account.plan} plan`);
     await next();
   };
+}
+
+/** Sets the X-RateLimit-* headers of `d`; throws 429 rate_limited with Retry-After when it refused. */
+export function enforceRate(ctx: Context, d: RateDecision, whose: string): void {
+  const headers: Record<string, string> = {
+    'X-RateLimit-Limit': String(d.limit),
+    'X-RateLimit-Remaining': String(d.remaining),
+    'X-RateLimit-Reset': String(Math.ceil(d.resetMs / 1_000)),
+  };
+  ctx.set(headers);
+  if (!d.allowed) {
+    const per = d.window === 'second' ? `${d.limit} per second` : `${d.limit} per minute`;
+    throw new ApiError('rate_limited', `rate limit of ${whose} (${per}) reached; retry after ${d.retryAfterSeconds} s`, {}, {
+      ...headers,
+      'Retry-After': String(d.retryAfterSeconds),
+    });
+  }
 }
