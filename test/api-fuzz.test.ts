@@ -1,5 +1,6 @@
-// Fuzzes the public API over real HTTP with fast-check: every route the Koa routers hold (read from
-// router.stack, so a new route is fuzzed without touching this file), unknown paths, random
+// Fuzzes the public API over real HTTP with fast-check: every operation of the OpenAPI list
+// (api/openapi/operations.ts, which test/openapi.test.ts holds equal to the Koa routers, so a new
+// route is fuzzed without touching this file) with its query parameters, unknown paths, random
 // methods, paths, queries, headers, API keys and bodies. Whatever is sent, the server must answer
 // below 500, every 4xx body must be the spec 7.1 error envelope with a code the spec lists, and no
 // body may carry a stack trace or a source path. Raw-socket oddities (malformed request lines,
@@ -11,23 +12,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import { generateKeyPairSync } from 'node:crypto';
+import zlib from 'node:zlib';
 import fc from 'fast-check';
 import bs58 from 'bs58';
-import type Koa from 'koa';
-import type Router from '@koa/router';
 import { loadConfig } from '../pipeline/config.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { importFile } from '../pipeline/import/import-file.ts';
 import type { ImportKind } from '../pipeline/import/kinds.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
-import { createApp } from '../api/app.ts';
 import { createAccount } from '../api/accounts.ts';
 import { sha256Hex } from '../api/secrets.ts';
 import { errorStatus } from '../api/errors.ts';
 import { changeIpAllowlist } from '../api/security/ip-allowlist.ts';
-import { createResponseSigner } from '../api/security/signing.ts';
 import { encodeCursor } from '../api/routes/agents.ts';
+import { operations, type Operation } from '../api/openapi/operations.ts';
 import { planNames, type PlanName } from '../api/plans.ts';
 import { importFixtures } from './helpers/import-store.ts';
 import { tempDataDir } from './helpers/temp.ts';
@@ -47,29 +45,12 @@ const knownAddresses = [
   '2buCpwS9jsJwLbcb197YGi5ivBxJ2GptQXS8gQjBGThd',
 ];
 
-interface Route {
-  method: string;
-  /** The router's path template, e.g. /v1/reputation/:address. */
-  template: string;
+/** A request path from an OpenAPI path: each `{name}` parameter filled with `param`. */
+function fillPath(template: string, param: string): string {
+  return template.replace(/\{[^}]+\}/g, () => param);
 }
 
-/** Every (method, path) the app's routers serve: the layers with methods, from each router's stack. */
-function appRoutes(app: Koa): Route[] {
-  const routes: Route[] = [];
-  for (const middleware of app.middleware) {
-    const router = (middleware as { router?: Router }).router;
-    for (const layer of router?.stack ?? []) {
-      if (typeof layer.path !== 'string') continue;
-      for (const method of layer.methods) routes.push({ method, template: layer.path });
-    }
-  }
-  return routes;
-}
-
-/** A request path from a template: `:name` parameters filled with `param`, `\\:` a literal colon. */
-function fillTemplate(template: string, param: string): string {
-  return template.replace(/\\:/g, '\u0000').replace(/:[A-Za-z_]\w*/g, () => param).replace(/\u0000/g, ':');
-}
+const queryNamesOf = (op: Operation) => Object.keys(op.request.query?.shape ?? {});
 
 // ---- arbitraries -------------------------------------------------------------------------------
 
@@ -116,9 +97,10 @@ const cursorArb = fc.oneof(
   fc.integer({ min: 500, max: 3_000 }).map((n) => 'A'.repeat(n)),
 );
 
+// Every documented query parameter of any operation (sent to every route), and names that are not.
 const queryNames = [
-  'view', 'chain', 'min_grade', 'min_transactions', 'grade', 'min_score', 'metadata_quality', 'entity_type',
-  'has_endpoint', 'has_candidate_payment_activity', 'has_verified_payment_activity', 'limit', 'offset', 'cursor', 'role',
+  ...new Set(operations.flatMap(queryNamesOf)),
+  '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'limit[]', 'limit[0]',
 ];
 
 const queryValueArb = fc.oneof(
@@ -143,9 +125,20 @@ function encode(text: string, how: Encoding): string {
   return Array.from(text, (ch) => (/^[\x21-\xff]$/.test(ch) ? ch : encodeURIComponent(ch))).join('');
 }
 
-const queryArb = fc
+/** Query strings: mostly the operation's own parameters, then any documented one, then any name. */
+const queryArbOf = (own: readonly string[]) => fc
   .tuple(
-    fc.array(fc.tuple(fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...queryNames) }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }) }), queryValueArb), { maxLength: 6 }),
+    fc.array(
+      fc.tuple(
+        fc.oneof(
+          { weight: own.length ? 4 : 0, arbitrary: fc.constantFrom(...(own.length ? own : queryNames)) },
+          { weight: 2, arbitrary: fc.constantFrom(...queryNames) },
+          { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
+        ),
+        queryValueArb,
+      ),
+      { maxLength: 6 },
+    ),
     encodingArb,
     fc.constantFrom('', '&', '&&', '#frag', '&=', '&x', '&[]=1', '&a[b]=1'),
   )
@@ -153,6 +146,7 @@ const queryArb = fc
     const text = pairs.map(([k, v]) => `${encode(k, how)}=${encode(v, how)}`).join('&') + tail;
     return text ? `?${text}` : '';
   });
+const queryArb = queryArbOf([]);
 
 const keyNames = ['free', 'starter', 'growth', 'scale', 'pro', 'enterprise', 'enterprise_blocked', 'cancelled'] as const;
 type KeyName = (typeof keyNames)[number];
@@ -241,6 +235,15 @@ interface FuzzRequest {
   chunked: boolean;
   /** Milliseconds the server's clock moves before the request (0 keeps the rate windows). */
   tick: number;
+  /** The operationId the request is sure to reach (its method, a parameter that stays one non-empty segment). */
+  documented?: string;
+}
+
+function compress(body: Buffer, encoding: string): Buffer {
+  if (encoding === 'gzip') return zlib.gzipSync(body);
+  if (encoding === 'deflate') return zlib.deflateSync(body);
+  if (encoding === 'br') return zlib.brotliCompressSync(body);
+  return body;
 }
 
 // ---- sending and checking -----------------------------------------------------------------------
@@ -283,6 +286,9 @@ function checkAnswer(req: FuzzRequest, answer: Answer): void {
   expect(answer.status, what).toBeLessThan(500);
   expect(answer.body, what).not.toMatch(stackTrace);
   expect(answer.body, what).not.toContain(process.cwd());
+  // A byte past ASCII in the request line is refused by Node's parser before any route is chosen.
+  const op = /[^\x21-\x7e]/.test(req.path) ? undefined : operations.find((o) => o.operationId === req.documented);
+  if (op) expect(Object.keys(op.responses), `${what}: status undocumented for ${op.path}`).toContain(String(answer.status));
   if (answer.status < 400 || req.method === 'HEAD') return;
   expect(answer.headers['content-type'], what).toMatch(/^application\/json/);
   const body = JSON.parse(answer.body) as { error?: { code?: unknown; message?: unknown } };
@@ -292,6 +298,8 @@ function checkAnswer(req: FuzzRequest, answer: Answer): void {
   expect(Object.keys(clientErrorCodes), what).toContain(code);
   expect(clientErrorCodes[code], what).toBe(answer.status);
   if (code === 'rate_limited') expect(Number(answer.headers['retry-after']), what).toBeGreaterThanOrEqual(1);
+  // The OpenAPI document promises the codes each operation answers with at each status.
+  if (op) expect(op.responses[answer.status]?.errorCodes ?? [], `${what}: undocumented for ${op.path}`).toContain(code);
 }
 
 /** Writes `raw` on a fresh socket and reads until the server closes it or `timeoutMs` passes. */
@@ -336,7 +344,6 @@ describe('API fuzz: any request gets a non-5xx answer, errors in the 7.1 format'
   const dataDir = tempDataDir('api-fuzz');
   let server: RunningServer;
   let origin: URL;
-  let routes: Route[];
   // The server's clock: each fuzzed request moves it (mostly a second, so the per-second windows
   // reopen; sometimes not at all, so the free plan's one request per second answers 429).
   let now = new Date();
@@ -364,8 +371,6 @@ describe('API fuzz: any request gets a non-5xx answer, errors in the 7.1 format'
     keys.cancelled = cancelled.api_key;
 
     origin = new URL(server.url);
-    const signer = createResponseSigner(generateKeyPairSync('ed25519').privateKey);
-    routes = appRoutes(createApp({ store: server.store, keys: server.keys, log: silentLogger, signupUrl: 'https://example.test/signup', signer }));
   }, 120_000);
   afterAll(() => server?.close());
 
@@ -391,61 +396,85 @@ describe('API fuzz: any request gets a non-5xx answer, errors in the 7.1 format'
   const tickArb = fc.constantFrom(1_000, 1_000, 1_000, 0);
   const segmentArb = fc.tuple(fc.oneof(addressArb, unicodeJunk, percentJunk, fc.constantFrom('v1', 'api', 'reputation', 'reputation:batch', 'agents', 'stats', '.well-known', '..', '')), encodingArb).map(([s, how]) => encode(s, how));
 
-  it('lists the routes it fuzzes from the routers', () => {
-    const templates = routes.map((r) => `${r.method} ${r.template}`);
-    for (const expected of ['GET /v1/reputation/:address', 'POST /v1/reputation\\:batch', 'GET /v1/stats', 'GET /v1/agents', 'GET /health', 'GET /.well-known/reputation-signing-key', 'GET /api/v1/x402/browse']) {
-      expect(templates).toContain(expected);
+  const withParams = operations.filter((op) => op.path.includes('{'));
+  const withBody = operations.filter((op) => op.request.body);
+  const plainGets = operations.filter((op) => op.method === 'get' && !op.path.includes('{'));
+
+  it('fuzzes every operation of the OpenAPI list', () => {
+    const fuzzed = operations.map((op) => `${op.method.toUpperCase()} ${op.path}`);
+    for (const expected of ['GET /v1/reputation/{address}', 'POST /v1/reputation:batch', 'GET /v1/stats', 'GET /v1/agents', 'GET /health', 'GET /.well-known/reputation-signing-key', 'GET /api/v1/x402/browse']) {
+      expect(fuzzed).toContain(expected);
     }
+    expect(withParams.length && withBody.length && plainGets.length).toBeGreaterThan(0);
   });
 
-  it('every route: random parameters, queries, methods, keys, headers and bodies', async () => {
+  it('every operation: random parameters, queries, methods, keys, headers and bodies', async () => {
     const requestArb = fc
-      .record({
-        route: fc.constantFrom(...routes),
-        param: fc.tuple(addressArb, encodingArb).map(([a, how]) => encode(a, how)),
+      .constantFrom(...operations)
+      .chain((op) => fc.record({
+        op: fc.constant(op),
+        param: fc.tuple(addressArb, encodingArb),
         otherMethod: fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: methodArb }),
-        query: queryArb,
+        query: queryArbOf(queryNamesOf(op)),
         key: keyArb,
         headers: headersArb,
         contentType: contentTypeArb,
         body: fc.option(bodyArb, { freq: 2 }),
         chunked: fc.boolean(),
         tick: tickArb,
-      })
-      .map(({ route, param, otherMethod, query, ...rest }): FuzzRequest => {
-        const method = otherMethod ?? route.method;
-        return { ...rest, method, body: method === 'GET' || method === 'HEAD' ? undefined : rest.body ?? undefined, path: fillTemplate(route.template, param) + query };
+      }))
+      .map(({ op, param: [param, how], otherMethod, query, ...rest }): FuzzRequest => {
+        const method = otherMethod ?? op.method.toUpperCase();
+        const body = method === 'GET' || method === 'HEAD' ? undefined : rest.body ?? undefined;
+        return { ...rest, method, body, path: fillPath(op.path, encode(param, how)) + query, documented: otherMethod === null && how === 'component' && param ? op.operationId : undefined };
       });
     await fuzz(requestArb, 800);
   });
 
-  it('GET /v1/reputation/{address}: addresses of every kind, view/chain/min_grade/min_transactions', async () => {
+  it('operations with a path parameter (GET /v1/reputation/{address}): addresses of every kind, their query parameters', async () => {
     const requestArb = fc
-      .record({ address: addressArb, how: encodingArb, query: queryArb, key: keyArb, headers: headersArb, tick: tickArb })
-      .map(({ address, how, query, ...rest }): FuzzRequest => ({ ...rest, method: 'GET', chunked: false, path: `/v1/reputation/${encode(address, how)}${query}` }));
+      .constantFrom(...withParams)
+      .chain((op) => fc.record({ op: fc.constant(op), address: addressArb, how: encodingArb, query: queryArbOf(queryNamesOf(op)), key: keyArb, headers: headersArb, tick: tickArb }))
+      .map(({ op, address, how, query, ...rest }): FuzzRequest => ({
+        ...rest,
+        method: op.method.toUpperCase(),
+        chunked: false,
+        path: fillPath(op.path, encode(address, how)) + query,
+        documented: how === 'component' && address ? op.operationId : undefined,
+      }));
     await fuzz(requestArb, 400);
   });
 
-  it('POST /v1/reputation:batch: random JSON and non-JSON bodies, content types, sizes', async () => {
+  it('operations with a body (POST /v1/reputation:batch): random JSON and non-JSON bodies, content types, encodings, sizes', async () => {
     const requestArb = fc
       .record({
+        op: fc.constantFrom(...withBody),
         body: bodyArb,
         contentType: fc.oneof({ weight: 3, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: contentTypeArb }),
         key: fc.oneof({ weight: 4, arbitrary: fc.constantFrom<KeyChoice>(...(['starter', 'growth', 'scale', 'pro', 'enterprise'] as const).map((name) => ({ kind: 'named' as const, name, variant: 'as is' as const }))) }, { weight: 1, arbitrary: keyArb }),
         headers: headersArb,
         query: fc.oneof(fc.constant(''), queryArb),
+        // A compressed body is inflated before the 32 kB limit applies.
+        encoding: fc.constantFrom(undefined, undefined, undefined, 'gzip', 'deflate', 'br', 'identity'),
         chunked: fc.boolean(),
         tick: tickArb,
       })
-      .map(({ query, ...rest }): FuzzRequest => ({ ...rest, method: 'POST', path: `/v1/reputation:batch${query}` }));
+      .map(({ op, query, encoding, body, headers, ...rest }): FuzzRequest => ({
+        ...rest,
+        method: op.method.toUpperCase(),
+        path: `${op.path}${query}`,
+        documented: op.operationId,
+        body: encoding ? compress(body, encoding) : body,
+        headers: encoding ? { ...headers, 'Content-Encoding': encoding } : headers,
+      }));
     await fuzz(requestArb, 300);
   });
 
-  it('GET /v1/agents, /v1/stats and the legacy endpoints: every filter, cursors, offsets, limits', async () => {
-    const listRoutes = ['/v1/agents', '/v1/agents', '/v1/stats', '/api/v1/x402/stats', '/api/v1/erc8004/stats', '/api/v1/x402/identified', '/api/v1/x402/browse', '/health', '/.well-known/reputation-signing-key'];
+  it('GET operations without a parameter (/v1/agents, /v1/stats, legacy, health, ...): every filter, cursors, offsets, limits', async () => {
     const requestArb = fc
-      .record({ route: fc.constantFrom(...listRoutes), query: queryArb, key: keyArb, headers: headersArb, tick: tickArb })
-      .map(({ route, query, ...rest }): FuzzRequest => ({ ...rest, method: 'GET', chunked: false, path: `${route}${query}` }));
+      .constantFrom(...plainGets)
+      .chain((op) => fc.record({ op: fc.constant(op), query: queryArbOf(queryNamesOf(op)), key: keyArb, headers: headersArb, tick: tickArb }))
+      .map(({ op, query, ...rest }): FuzzRequest => ({ ...rest, method: 'GET', chunked: false, path: `${op.path}${query}`, documented: op.operationId }));
     await fuzz(requestArb, 400);
   });
 
@@ -484,6 +513,12 @@ describe('API fuzz: any request gets a non-5xx answer, errors in the 7.1 format'
     it('an Expect header other than 100-continue is served, not answered 417 without a body', async () => {
       expect((await fire(plain('GET', '/health', { Expect: '*/*' }))).status).toBe(200);
       expect((await fire(plain('GET', `/v1/reputation/${knownAddresses[0]}`, { Expect: '' }))).status).toBe(200);
+    });
+
+    it('a gzip bomb is refused 413 once inflated past the limit', async () => {
+      const bomb = zlib.gzipSync(Buffer.from(`{"addresses": [${' '.repeat(5_000_000)}]}`));
+      const answer = await fire({ ...plain('POST', '/v1/reputation:batch', { 'Content-Encoding': 'gzip' }), contentType: 'application/json', body: bomb });
+      expect([answer.status, JSON.parse(answer.body).error.code]).toEqual([413, 'payload_too_large']);
     });
 
     it('HEAD with a path byte the parser refuses: 400 without a body, so the client can read it', async () => {
