@@ -171,7 +171,9 @@ const headersArb = fc.dictionary(
   fc.oneof(fc.constantFrom(...headerNames), fc.string({ unit: chars(tokenChars), minLength: 1, maxLength: 20 })),
   fc.oneof(
     headerValueChars,
-    fc.constantFrom('*/*', 'application/json', 'gzip', 'br', 'deflate', 'identity', '100-continue', 'bytes=0-10', '127.0.0.1', '203.0.113.7, 10.0.0.1', '::1', 'unknown', 'https', 'for=192.0.2.60;proto=http'),
+    fc.constantFrom('*/*', 'application/json', 'gzip', 'br', 'deflate', 'identity', '100-continue', 'bytes=0-10', 'https', 'for=192.0.2.60;proto=http'),
+    // Client addresses as proxies write them, and as they should not.
+    fc.constantFrom('127.0.0.1', '203.0.113.7', '203.0.113.7, 10.0.0.1', '::1', '::ffff:203.0.113.7', 'fe80::1%eth0', '[2001:db8::1]:443', '203.0.113.7:8080', '2001:db8::1, , ,', 'unknown', '', ',', '999.1.1.1', '1.2.3.4'.repeat(500)),
   ),
   { maxKeys: 4 },
 );
@@ -350,7 +352,9 @@ describe('API fuzz: any request gets a non-5xx answer, errors in the 7.1 format'
   const keys = {} as Record<KeyName, string>;
 
   beforeAll(async () => {
-    server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0' }), silentLogger, { now: () => now });
+    // One trusted proxy hop, so the fuzzed X-Forwarded-For values become the client address that
+    // IP allowlists and per-IP limits read.
+    server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0', TRUST_PROXY_HOPS: '1' }), silentLogger, { now: () => now });
     const files: [string, ImportKind][] = [['transfers.csv', 'transfers'], ['agents.csv', 'agents'], ['feedback.jsonl', 'feedback']];
     for (const [file, kind] of files) await importFile({ store: server.store, log: silentLogger }, { file: path.join(importFixtures, file), kind, onBadRows: 'skip' });
     await (await server.jobs.run('score', {})).done;
