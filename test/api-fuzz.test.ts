@@ -304,8 +304,11 @@ function checkAnswer(req: FuzzRequest, answer: Answer): void {
   if (op) expect(op.responses[answer.status]?.errorCodes ?? [], `${what}: undocumented for ${op.path}`).toContain(code);
 }
 
-/** Writes `raw` on a fresh socket and reads until the server closes it or `timeoutMs` passes. */
-function rawExchange(port: number, raw: string | Buffer, timeoutMs = 2_000): Promise<string> {
+/**
+ * Writes `raw` (a string as latin1 bytes) on a fresh socket and reads the first whole answer, or
+ * with `untilClose` everything until the server closes the socket; at most `timeoutMs`.
+ */
+function rawExchange(port: number, raw: string | Buffer, untilClose = false, timeoutMs = 2_000): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -321,7 +324,7 @@ function rawExchange(port: number, raw: string | Buffer, timeoutMs = 2_000): Pro
       const text = Buffer.concat(chunks).toString('latin1');
       const head = text.indexOf('\r\n\r\n');
       const length = /\r\ncontent-length: (\d+)/i.exec(text.slice(0, head));
-      if (head >= 0 && length && text.length >= head + 4 + Number(length[1])) done();
+      if (!untilClose && head >= 0 && length && text.length >= head + 4 + Number(length[1])) done();
     });
     socket.on('end', done);
     socket.on('error', (err) => (chunks.length ? done() : reject(err)));
@@ -544,6 +547,13 @@ describe('API fuzz: any request gets a non-5xx answer, errors in the 7.1 format'
       expect([bad.status, code(bad)]).toEqual([400, 'invalid_address']);
       const query = await rawRequest(`GET /v1/agents?limit=%E0%A4%A&cursor=%%% HTTP/1.1\r\nHost: x\r\nX-API-Key: ${keys.enterprise}\r\n\r\n`);
       expect([query.status, code(query)]).toEqual([400, 'bad_request']);
+    });
+
+    it('HTTP/1.0 without Host, an absolute-form target and pipelined requests are served', async () => {
+      expect((await rawRequest('GET /health HTTP/1.0\r\n\r\n')).status).toBe(200);
+      expect((await rawRequest('GET http://example.com/health HTTP/1.1\r\nHost: example.com\r\n\r\n')).status).toBe(200);
+      const two = await rawExchange(Number(origin.port), 'GET /health HTTP/1.1\r\nHost: x\r\n\r\nGET /nowhere HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', true);
+      expect(two.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 200', 'HTTP/1.1 404']);
     });
 
     it('what Node’s HTTP parser refuses is answered in the 7.1 format too', async () => {
