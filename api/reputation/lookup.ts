@@ -3,7 +3,8 @@
 // and serves a lookup through the record cache (./cache.ts) when the server has one.
 import { sqlFile } from '../../pipeline/store/sql-files.ts';
 import type { Store } from '../../pipeline/store/store.ts';
-import type { Row } from '../../pipeline/store/rows.ts';
+import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
+import { readRows, type Row } from '../../pipeline/store/rows.ts';
 import { modelVersion } from '../../pipeline/score/run.ts';
 import { ApiError } from '../errors.ts';
 import { publishNewestRun } from '../../pipeline/score/newest-run.ts';
@@ -15,8 +16,27 @@ export type Lookup =
   | { kind: 'known_unscored' }
   | { kind: 'unknown' };
 
+// One prepared record.sql per read connection (a connection runs one statement at a time):
+// parsing and planning it again for every lookup cost about as much as running it.
+const preparedRecord = new WeakMap<DuckDBConnection, Promise<DuckDBPreparedStatement>>();
+
+/** The row of sql/serve/record.sql for `address`: its records and the newest run, or undefined. */
+export function readRecordRow(store: Store, address: string): Promise<Row | undefined> {
+  return store.withReadConnection(async (conn) => {
+    let statement = preparedRecord.get(conn);
+    if (!statement) {
+      statement = conn.prepare(sqlFile('serve/record'));
+      preparedRecord.set(conn, statement);
+      statement.catch(() => preparedRecord.delete(conn));
+    }
+    const ready = await statement;
+    ready.bind([address]);
+    return readRows(await ready.runAndReadAll())[0];
+  });
+}
+
 export async function lookUpAddress(store: Store, address: string): Promise<Lookup> {
-  const [row] = await store.read(sqlFile('serve/record'), [address]);
+  const row = await readRecordRow(store, address);
   if (row?.record_paid) return { kind: 'record', run: newestRun(row), stored: row as unknown as StoredRecord };
   const [known] = await store.read(sqlFile('serve/indexed'), [address]);
   return known?.indexed ? { kind: 'known_unscored' } : { kind: 'unknown' };
