@@ -24,7 +24,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { databaseFileName } from '../pipeline/store/store.ts';
-import type { ScoreDataSize } from './score-data.ts';
+import { benchSetting, type ScoreDataSize } from './score-data.ts';
 import type { PrepareResult, QueryLoopResult, ServeCommand, ServeReady, ServeSettings, ServeStats } from './api-child.ts';
 
 const child = fileURLToPath(new URL('./api-child.ts', import.meta.url));
@@ -53,11 +53,7 @@ export interface ApiBenchSettings {
  * BENCH_API_CONNECTIONS (10), BENCH_API_KEYS (1,000), BENCH_API_DATA_DIR, BENCH_API_CPU_PROF.
  */
 export function apiBenchSettings(env: NodeJS.ProcessEnv = process.env): ApiBenchSettings {
-  const size = (name: string, fallback: number) => {
-    const value = Number(env[name] ?? fallback);
-    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive whole number, got ${env[name]}`);
-    return value;
-  };
+  const size = (name: string, fallback: number) => benchSetting(env, name, fallback);
   return {
     data: { addresses: size('BENCH_API_ADDRESSES', 1_000_000), transfers: size('BENCH_API_TRANSFERS', 10_000_000), agents: size('BENCH_API_AGENTS', 20_000) },
     pool: size('BENCH_API_POOL', 100_000),

@@ -16,13 +16,16 @@ export interface ScoreDataSize {
   agents: number;
 }
 
+/** A bench setting from the environment: a positive whole number, `fallback` when unset. */
+export function benchSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = Number(env[name] ?? fallback);
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive whole number, got ${env[name]}`);
+  return value;
+}
+
 /** The issue's sizes, each overridable: BENCH_SCORE_ADDRESSES, BENCH_SCORE_TRANSFERS, BENCH_SCORE_AGENTS. */
 export function scoreDataSize(env: NodeJS.ProcessEnv = process.env): ScoreDataSize {
-  const size = (name: string, fallback: number) => {
-    const value = Number(env[name] ?? fallback);
-    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive whole number, got ${env[name]}`);
-    return value;
-  };
+  const size = (name: string, fallback: number) => benchSetting(env, name, fallback);
   return {
     addresses: size('BENCH_SCORE_ADDRESSES', 1_000_000),
     transfers: size('BENCH_SCORE_TRANSFERS', 10_000_000),
