@@ -89,7 +89,7 @@ export async function lookupPool(store: Store, size: number): Promise<string[]> 
   return rows.map((r) => String(r.address));
 }
 
-/** The lookup's own statement (sql/serve/record.sql, prepared per connection) as the server runs it, without HTTP. */
+/** The lookup's own statement (sql/serve/address_record.sql, prepared per connection) as the server runs it, without HTTP. */
 export async function queryLoop(store: Store, pool: string[], concurrency: number, seconds: number): Promise<QueryLoopResult> {
   const latencies: number[] = [];
   const until = performance.now() + seconds * 1000;

@@ -21,7 +21,7 @@ const servingTables = {
   feedback_weights: 'SELECT * EXCLUDE (run_id) FROM feedback_weights ORDER BY chain, agent_id, client_address',
   chain_scores: 'SELECT * EXCLUDE (run_id) FROM chain_scores ORDER BY chain, address',
   address_scores: 'SELECT * EXCLUDE (run_id) FROM address_scores ORDER BY address',
-  reputation_records: 'SELECT * EXCLUDE (run_id) FROM reputation_records ORDER BY address',
+  address_feedback: 'SELECT * EXCLUDE (run_id) FROM address_feedback ORDER BY address',
 };
 
 // The payments table runs keep up to date by deltas holds exactly what the view says.

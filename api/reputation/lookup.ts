@@ -20,12 +20,13 @@ export type Lookup =
 // parsing and planning it again for every lookup cost about as much as running it.
 const preparedRecord = new WeakMap<DuckDBConnection, Promise<DuckDBPreparedStatement>>();
 
-/** The row of sql/serve/record.sql for `address`: its records and the newest run, or undefined. */
+/** The row of sql/serve/address_record.sql for `address`: its records and the newest run, or undefined. */
 export function readRecordRow(store: Store, address: string): Promise<Row | undefined> {
   return store.withReadConnection(async (conn) => {
     let statement = preparedRecord.get(conn);
     if (!statement) {
-      statement = conn.prepare(sqlFile('serve/record'));
+      // The statement shapes records with the scoring macros (temporary: one set per connection).
+      statement = conn.run(sqlFile('score/macros')).then(() => conn.prepare(sqlFile('serve/address_record')));
       preparedRecord.set(conn, statement);
       statement.catch(() => preparedRecord.delete(conn));
     }

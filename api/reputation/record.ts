@@ -1,5 +1,5 @@
-// Serves the records precomputed by each scoring run (sql/score/records.sql): the spec 2.7 shape,
-// free (redacted) or paid. What depends on the newest run or the clock is filled in here:
+// Serves the records shaped from each scoring run's rows (sql/serve/address_record.sql): the spec
+// 2.7 shape, free (redacted) or paid. What depends on the newest run or the clock is filled in here:
 // scored_at and updated_at (the newest run: an address whose inputs did not change was confirmed
 // by it), status (`scored` within STALE_AFTER_SECONDS of that run, by default 24 h as in spec 3.3,
 // then `stale`), and the optional blocks a record without agents or feedback leaves out.

@@ -1,6 +1,7 @@
 // The 2.8 variant of the reputation lookup (`view=summary|full`), built from the facts each run
-// precomputes (sql/score/records.sql, `view_facts`) and the newest run. Recency and tenure depend
-// on the clock, so their factors are computed here; the decision applies the caller's policy.
+// precomputes (shaped by sql/serve/address_record.sql as `view_facts`) and the newest run.
+// Recency and tenure depend on the clock, so their factors are computed here; the decision
+// applies the caller's policy.
 // docs/scoring.md ("The view variant") gives every formula.
 import type { NewestRun } from './record.ts';
 

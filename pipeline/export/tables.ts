@@ -1,6 +1,6 @@
 // What an export holds: one Parquet file per entry, which `reputation sql` registers as a view of the
-// same name. Columns and meanings: docs/analytics.md. `reputation_records` is not exported: it holds
-// the API's precomputed JSON bodies, built from the same rows as `scores` and `chain_scores`.
+// same name. Columns and meanings: docs/analytics.md. `address_feedback` is not exported: it holds
+// the `reputation` block of the API's records, summed from the exported `feedback`.
 import { sqlFile } from '../store/sql-files.ts';
 
 export interface ExportedTable {

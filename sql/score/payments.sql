@@ -1,6 +1,6 @@
 -- Brings scored_payments (migration 011) up to date with x402_payments. Only what can have
 -- changed since the previous run is replaced (a rebuild deletes every row first and has no
--- previous cursors or imports, so the same statements then copy the whole view):
+-- previous cursors, so the same statements then copy the whole view):
 --   chain rows above the payment floor: the lowest block the previous run had read on the
 --     chain's payment sources (token, permit2; -1 on a source it had not seen). Above it a
 --     transfer could still have lacked its authorisation or settlement, or been unindexed;
@@ -10,10 +10,13 @@
 DELETE FROM scored_payments WHERE (SELECT rebuild_payments FROM run_params);
 
 CREATE OR REPLACE TEMP TABLE payment_floor AS
-SELECT s.chain, min(coalesce(p.block_number, -1)) AS block_number
-  FROM (SELECT DISTINCT chain, source FROM ingest_cursors WHERE source IN ('token', 'permit2')) s
-  LEFT JOIN previous_cursors p USING (chain, source)
- GROUP BY s.chain;
+WITH chains AS (SELECT DISTINCT chain FROM token_transfers UNION SELECT chain FROM ingest_cursors),
+sources AS (SELECT DISTINCT chain, source FROM ingest_cursors WHERE source IN ('token', 'permit2'))
+SELECT c.chain, coalesce(min(coalesce(p.block_number, -1)), -1) AS block_number
+  FROM chains c
+  LEFT JOIN sources s USING (chain)
+  LEFT JOIN previous_cursors p ON p.chain = s.chain AND p.source = s.source
+ GROUP BY c.chain;
 
 -- A constant the optimiser pushes into every table the view reads (zone maps skip older blocks).
 SET VARIABLE payments_from = (SELECT coalesce(min(block_number), -1) FROM payment_floor);
@@ -35,9 +38,9 @@ SELECT p.chain, p.tx_hash, p.log_index, p.payer, p.payee, p.value, p.block_time,
 CREATE OR REPLACE TEMP TABLE new_imports AS
 SELECT import_id FROM imports WHERE imported_at > (SELECT imports_through FROM run_params);
 
-DELETE FROM scored_payments WHERE origin = 'import' AND import_id IN (SELECT import_id FROM new_imports);
+DELETE FROM scored_payments WHERE origin = 'import' AND ((SELECT rebuild_payments FROM run_params) OR import_id IN (SELECT import_id FROM new_imports));
 
 INSERT INTO scored_payments
 SELECT chain, tx_hash, log_index, payer, payee, value, block_time, verified, origin, block_number, import_id
   FROM x402_payments
- WHERE origin = 'import' AND import_id IN (SELECT import_id FROM new_imports);
+ WHERE origin = 'import' AND ((SELECT rebuild_payments FROM run_params) OR import_id IN (SELECT import_id FROM new_imports));

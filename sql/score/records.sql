@@ -1,148 +1,23 @@
--- Addresses in scope: the records the API serves (spec 2.7 free and paid shapes, and the facts of
--- the 2.8 view), so a lookup is one key fetch. scored_at, status and updated_at are null here:
--- they belong to the newest run and are filled in when served; so are operator_score and
--- reputation when the address has no agents or no feedback (the served record omits them).
-DELETE FROM reputation_records WHERE address IN (SELECT address FROM scope_addresses);
+-- Addresses in scope: the feedback to the agents each owns or is paid for, on all chains (the
+-- `reputation` block of its record). The rest of a record is shaped from the serving tables when
+-- it is served (sql/serve/address_record.sql).
+DELETE FROM address_feedback WHERE address IN (SELECT address FROM scope_addresses);
 
-INSERT INTO reputation_records
-WITH chain_parts AS (
-  SELECT address, chain, score,
-         {'chain': chain,
-          'score': {'value': score, 'grade': grade, 'scored_at': NULL::VARCHAR, 'status': NULL::VARCHAR, 'version': (SELECT model_version FROM run_params)},
-          'classification': {'entity_type': entity_type}} AS free,
-         {'chain': chain,
-          'score': {'value': score, 'grade': grade, 'scored_at': NULL::VARCHAR, 'status': NULL::VARCHAR, 'version': (SELECT model_version FROM run_params),
-                    'confidence': confidence,
-                    'dimensions': {'identity': identity, 'activity': activity, 'capability': capability, 'reach': reach, 'trust': trust}},
-          'classification': {'entity_type': entity_type, 'confidence': entity_confidence, 'is_known': is_known,
-                             'is_known_erc8004_agent': is_known_erc8004_agent,
-                             'has_candidate_payment_activity': candidate_as_payer + candidate_as_payee > 0,
-                             'has_verified_payment_activity': verified_as_payer + verified_as_payee > 0,
-                             'reasons': reasons},
-          'identity': {'ens_name': ens_name, 'website_url': website_url, 'github_url': github_url},
-          'activity': {'total_candidate_transactions': candidate_as_payer + candidate_as_payee,
-                       'total_verified_transactions': verified_as_payer + verified_as_payee,
-                       'as_candidate_payer': candidate_as_payer, 'as_candidate_payee': candidate_as_payee,
-                       'as_verified_payer': verified_as_payer, 'as_verified_payee': verified_as_payee,
-                       'counterparties_count': counterparties_count, 'active_days': active_days, 'active_months': active_months,
-                       'first_candidate_tx_at': iso(first_candidate_tx_at), 'last_candidate_tx_at': iso(last_candidate_tx_at),
-                       'first_verified_tx_at': iso(first_verified_tx_at), 'last_verified_tx_at': iso(last_verified_tx_at)},
-          'evidence_summary': {'metadata_kind': metadata_kind, 'has_a2a_agent_card': has_a2a_agent_card, 'website_url': website_url,
-                               'website_reachable': website_reachable, 'website_mentions_mcp': website_mentions_mcp,
-                               'website_mentions_x402': website_mentions_x402, 'github_url': github_url, 'github_stars': github_stars}} AS paid
-    FROM chain_scores WHERE address IN (SELECT address FROM scope_addresses)
-),
-multi_chain AS (SELECT address FROM chain_parts GROUP BY address HAVING count(*) > 1),
-chains AS (          -- best chain first. Most addresses are on one chain: they need no aggregate
-                     -- (an ordered list aggregate over every group costs seconds per 100k).
-  SELECT address, [free] AS free, [paid] AS paid
-    FROM chain_parts WHERE address NOT IN (SELECT address FROM multi_chain)
-  UNION ALL
-  SELECT address,
-         list_transform(list_sort(list({'key': {'score': -score, 'chain': chain}, 'part': free})), x -> x.part),
-         list_transform(list_sort(list({'key': {'score': -score, 'chain': chain}, 'part': paid})), x -> x.part)
-    FROM chain_parts WHERE address IN (SELECT address FROM multi_chain)
-   GROUP BY address
-),
-totals AS (          -- across chains, for the 2.8 view
-  SELECT address,
-         sum(candidate_as_payer + candidate_as_payee)::BIGINT AS total_transactions,
-         sum(verified_as_payer + verified_as_payee)::BIGINT   AS verified_transactions,
-         sum(counterparties_count)::BIGINT                    AS unique_counterparties,
-         round(sum(volume_usdc), 6)                            AS total_volume_usdc,
-         max(active_days)                                      AS active_days,
-         max(active_months)                                    AS active_months,
-         iso(min(first_candidate_tx_at))                       AS first_seen,
-         iso(max(last_candidate_tx_at))                        AS last_seen,
-         max(ens_name)                                         AS ens_name,
-         max(github_url)                                       AS github_url,
-         bool_or(website_reachable)                            AS website_reachable,
-         bool_or(website_url IS NOT NULL)                      AS has_website
-    FROM chain_scores WHERE address IN (SELECT address FROM scope_addresses)
-   GROUP BY address
-),
-related_agents AS (  -- agents it owns or is paid for
-  SELECT DISTINCT ON (address, chain, agent_id) address, chain, agent_id, name, score, grade
-    FROM (SELECT owner AS address, * FROM agent_scores
+INSERT INTO address_feedback
+WITH related_agents AS (  -- agents it owns or is paid for
+  SELECT DISTINCT address, chain, agent_id
+    FROM (SELECT owner AS address, chain, agent_id FROM agent_scores
           UNION ALL
-          SELECT coalesce(agent_wallet, owner), * FROM agent_scores)
+          SELECT coalesce(agent_wallet, owner), chain, agent_id FROM agent_scores)
    WHERE address IN (SELECT address FROM scope_addresses)
-),
-agent_lists AS (
-  SELECT address,
-         list({'token_id': agent_id, 'chain': chain, 'name': name, 'score': score, 'grade': grade} ORDER BY chain, agent_id) AS agents,
-         list_sort(list_distinct(list(chain))) AS chains_registered
-    FROM related_agents GROUP BY address
-),
-reputation AS (      -- feedback to the agents it owns or is paid for, all chains
-  SELECT r.address,
-         {'feedback_count': count(*)::INTEGER, 'client_count': count(DISTINCT f.client_address)::INTEGER,
-          'trust_avg': round(avg(f.rating) FILTER (f.tag_group = 'trust'), 1),
-          'uptime_avg': round(avg(f.rating) FILTER (f.tag_group = 'uptime'), 1),
-          'activity_avg': round(avg(f.rating) FILTER (f.tag_group = 'activity'), 1),
-          'last_feedback_at': iso(max(f.given_at))} AS block
-    FROM (SELECT DISTINCT address, chain, agent_id FROM related_agents) r
-    JOIN run_feedback f USING (chain, agent_id)
-   GROUP BY r.address
-),
-sybil_discounted AS (
-  SELECT DISTINCT r.address
-    FROM (SELECT DISTINCT address, chain, agent_id FROM related_agents) r
-    JOIN feedback_weights w USING (chain, agent_id)
-   WHERE w.weight = 0
-),
-base AS (
-  SELECT s.address, s.score, s.grade, s.chains, s.operator_score, s.operator_grade, s.agent_count, s.chains_active,
-         c.free AS free_chains, c.paid AS paid_chains, coalesce(al.agents, []) AS agents,
-         coalesce(al.chains_registered, []) AS chains_registered, rep.block AS reputation, t.*,
-         list_concat(
-           ['Payment activity is candidate x402 activity (EIP-3009 authorised transfers and Permit2 settlements); the verified subset was submitted by known facilitators.',
-            'Scores are computed in batch runs and may lag the chain.'],
-           CASE WHEN t.verified_transactions = 0 AND t.total_transactions > 0
-                THEN ['No facilitator-settled payments: activity is unverified.'] ELSE [] END,
-           CASE WHEN sd.address IS NOT NULL
-                THEN ['Some ERC-8004 feedback comes from clients with no payment history and carries no weight.'] ELSE [] END
-         ) AS caveats
-    FROM address_scores s
-    JOIN chains c USING (address)
-    JOIN totals t USING (address)
-    LEFT JOIN agent_lists al USING (address)
-    LEFT JOIN reputation rep USING (address)
-    LEFT JOIN sybil_discounted sd USING (address)
-   WHERE s.address IN (SELECT address FROM scope_addresses)
 )
-SELECT (SELECT run_id FROM run_params), address,
-       to_json({'score': {'value': score, 'grade': grade, 'scored_at': NULL::VARCHAR, 'status': NULL::VARCHAR, 'version': (SELECT model_version FROM run_params)},
-                'verification_level': 'none',
-                'chains': free_chains,
-                'operator_score': CASE WHEN operator_score IS NOT NULL THEN {'score': operator_score, 'grade': operator_grade} END,
-                'agents': agents,
-                'data_semantics': 'candidate_payment_activity_with_verified_subset',
-                'caveats': caveats,
-                'updated_at': NULL::VARCHAR}),
-       to_json({'subject': {'address': address, 'chains': chains},
-                'score': {'value': score, 'grade': grade, 'scored_at': NULL::VARCHAR, 'status': NULL::VARCHAR, 'version': (SELECT model_version FROM run_params)},
-                'verification_level': 'none',
-                'chains': paid_chains,
-                'operator_score': CASE WHEN operator_score IS NOT NULL
-                                       THEN {'score': operator_score, 'grade': operator_grade, 'agent_count': agent_count, 'chains_active': chains_active} END,
-                'reputation': reputation,
-                'agents': agents,
-                'data_semantics': 'candidate_payment_activity_with_verified_subset',
-                'caveats': caveats,
-                'updated_at': NULL::VARCHAR}),
-       to_json({'best_chain': chains[1],
-                'metrics': {'total_transactions': total_transactions, 'verified_transactions': verified_transactions,
-                            'unique_counterparties': unique_counterparties, 'total_volume_usdc': total_volume_usdc,
-                            'first_seen': first_seen, 'last_seen': last_seen,
-                            'active_days': active_days, 'active_months': active_months},
-                'factors': {'volume': round(100 * saturate(total_volume_usdc, 10000), 1),
-                            'diversity': round(100 * saturate(unique_counterparties, 50), 1),
-                            'consistency': round(50 * least(1.0, active_days / 60) + 50 * least(1.0, active_months / 6), 1)},
-                'identity': CASE WHEN agent_count > 0 OR len(chains_registered) > 0 OR ens_name IS NOT NULL THEN
-                              {'ens_name': ens_name, 'registered_agent': len(chains_registered) > 0,
-                               'chains_registered': chains_registered,
-                               'endpoint_status': CASE WHEN website_reachable THEN 'reachable' WHEN has_website THEN 'unreachable' ELSE 'unknown' END,
-                               'github_repo': github_url} END})
-  FROM base
- ORDER BY address;
+SELECT (SELECT run_id FROM run_params), r.address,
+       count(*)::INTEGER, count(DISTINCT f.client_address)::INTEGER,
+       round(avg(f.rating) FILTER (f.tag_group = 'trust'), 1),
+       round(avg(f.rating) FILTER (f.tag_group = 'uptime'), 1),
+       round(avg(f.rating) FILTER (f.tag_group = 'activity'), 1),
+       max(f.given_at)
+  FROM related_agents r
+  JOIN run_feedback f USING (chain, agent_id)
+ GROUP BY r.address
+ ORDER BY r.address;
