@@ -35,6 +35,8 @@ import { tempDataDir } from './helpers/temp.ts';
 const clientErrorCodes = Object.fromEntries(Object.entries(errorStatus).filter(([, status]) => status < 500)) as Record<string, number>;
 
 const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
+// A longer search (FUZZ_RUNS) gets an hour per property instead of the suite's minute.
+const longSearch = process.env.FUZZ_RUNS ? 3_600_000 : undefined;
 
 // Addresses of the import fixtures that the scoring run gives records.
 const knownAddresses = [
@@ -436,7 +438,7 @@ describe('API fuzz: any request gets a non-5xx answer, errors in the 7.1 format'
         return { ...rest, method, body, path: fillPath(op.path, encode(param, how)) + query, documented: otherMethod === null && how === 'component' && param ? op.operationId : undefined };
       });
     await fuzz(requestArb, 800);
-  });
+  }, longSearch);
 
   it('operations with a path parameter (GET /v1/reputation/{address}): addresses of every kind, their query parameters', async () => {
     const requestArb = fc
@@ -450,7 +452,7 @@ describe('API fuzz: any request gets a non-5xx answer, errors in the 7.1 format'
         documented: how === 'component' && address ? op.operationId : undefined,
       }));
     await fuzz(requestArb, 400);
-  });
+  }, longSearch);
 
   it('operations with a body (POST /v1/reputation:batch): random JSON and non-JSON bodies, content types, encodings, sizes', async () => {
     const requestArb = fc
@@ -475,7 +477,7 @@ describe('API fuzz: any request gets a non-5xx answer, errors in the 7.1 format'
         headers: encoding ? { ...headers, 'Content-Encoding': encoding } : headers,
       }));
     await fuzz(requestArb, 300);
-  });
+  }, longSearch);
 
   it('GET operations without a parameter (/v1/agents, /v1/stats, legacy, health, ...): every filter, cursors, offsets, limits', async () => {
     const requestArb = fc
@@ -483,7 +485,7 @@ describe('API fuzz: any request gets a non-5xx answer, errors in the 7.1 format'
       .chain((op) => fc.record({ op: fc.constant(op), query: queryArbOf(queryNamesOf(op)), key: keyArb, headers: headersArb, tick: tickArb }))
       .map(({ op, query, ...rest }): FuzzRequest => ({ ...rest, method: 'GET', chunked: false, path: `${op.path}${query}`, documented: op.operationId }));
     await fuzz(requestArb, 400);
-  });
+  }, longSearch);
 
   it('unknown paths and random methods', async () => {
     const requestArb = fc
@@ -505,7 +507,7 @@ describe('API fuzz: any request gets a non-5xx answer, errors in the 7.1 format'
         path: `${prefix}/${segments.join('/')}${rest.query}`,
       }));
     await fuzz(requestArb, 400);
-  });
+  }, longSearch);
 
   it('the free plan is rate limited in the fuzz too (429 rate_limited in the 7.1 format)', async () => {
     const req: FuzzRequest = { method: 'GET', path: `/v1/reputation/${knownAddresses[0]}`, key: { kind: 'named', name: 'free', variant: 'as is' }, headers: {}, chunked: false, tick: 1_000 };
