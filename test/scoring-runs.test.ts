@@ -24,7 +24,8 @@ const servingTables = {
   address_feedback: 'SELECT * EXCLUDE (run_id) FROM address_feedback ORDER BY address',
 };
 
-// The payments table runs keep up to date by deltas holds exactly what the view says.
+// The payments table runs keep up to date by deltas holds exactly what the view says, and its
+// pair and day aggregates exactly what summing it gives.
 async function expectPaymentsMatchView(store: Store) {
   const columns = 'chain, tx_hash, log_index, payer, payee, value, block_time, verified, origin, block_number, import_id';
   const [diff] = await store.read(
@@ -34,6 +35,20 @@ async function expectPaymentsMatchView(store: Store) {
   );
   expect(diff).toMatchObject({ extra: 0, missing: 0 });
   expect(diff!.n).toBeGreaterThan(0);
+  // And its aggregates hold what they would if summed from it now.
+  const pairs = `SELECT chain, payer, payee, count(*) AS payments, count(*) FILTER (verified) AS verified_payments,
+                        sum(value) AS volume, sum(value) FILTER (verified) AS verified_volume, min(block_time) AS first_at,
+                        max(block_time) AS last_at, min(block_time) FILTER (verified) AS first_verified_at,
+                        max(block_time) FILTER (verified) AS last_verified_at
+                   FROM scored_payments GROUP BY ALL`;
+  const days = 'SELECT DISTINCT chain, unnest([payer, payee]) AS address, block_time::DATE AS day FROM scored_payments';
+  const [aggregates] = await store.read(
+    `SELECT (SELECT count(*) FROM (SELECT * FROM payment_pairs EXCEPT ALL ${pairs}))::INTEGER AS extra_pairs,
+            (SELECT count(*) FROM (${pairs} EXCEPT ALL SELECT * FROM payment_pairs))::INTEGER AS missing_pairs,
+            (SELECT count(*) FROM (SELECT * FROM payment_days EXCEPT ALL ${days}))::INTEGER AS extra_days,
+            (SELECT count(*) FROM (${days} EXCEPT ALL SELECT * FROM payment_days))::INTEGER AS missing_days`,
+  );
+  expect(aggregates).toEqual({ extra_pairs: 0, missing_pairs: 0, extra_days: 0, missing_days: 0 });
 }
 
 async function servingState(store: Store) {
@@ -50,6 +65,7 @@ describe('scoring runs over a simulated history', () => {
   let incremental: Store;
   let full: Store;
   const unknownAddress = '0x00000000000000000000000000000000000c0ffe';
+  const wrongPayee = '0x000000000000000000000000000000000000beef';
   const onDevnet = { evmChain: 'devnet' };
 
   const metadata = (store: Store) =>
@@ -65,7 +81,9 @@ describe('scoring runs over a simulated history', () => {
     const middle = Math.floor((truth.blocks.first + truth.blocks.last) / 2);
 
     // Path 2: everything at once, one full run. A third of the later half's payments are also
-    // imported from a file (as a data team might have before the chain was indexed).
+    // imported from a file (as a data team might have before the chain was indexed); in some of
+    // those rows the file names the wrong payee, an address nothing else pays, which loses its
+    // only payments once the chain's rows replace the file's.
     full = await openStore({ dataDir: tempDataDir('scoring-full') });
     await ingestChain({ store: full, chain, log: silentLogger });
     await metadata(full);
@@ -73,7 +91,8 @@ describe('scoring runs over a simulated history', () => {
     await full.write((tx) =>
       tx.run(
         `COPY (SELECT chain, block_number, strftime(block_time, '%Y-%m-%dT%H:%M:%SZ') AS block_time, tx_hash, log_index, token,
-                      payer AS from_address, payee AS to_address, value, submitter AS tx_sender, true AS authorized
+                      payer AS from_address, CASE WHEN log_index % 2 = 0 THEN payee ELSE '${wrongPayee}' END AS to_address,
+                      value, submitter AS tx_sender, true AS authorized
                  FROM x402_payments WHERE block_number > ${middle} AND log_index % 3 = 0)
          TO '${importedPayments}' (HEADER)`,
       ),
@@ -97,6 +116,7 @@ describe('scoring runs over a simulated history', () => {
     expect((await runScoring(incremental, onDevnet)).kind).toBe('incremental');
     await expectPaymentsMatchView(incremental);
     expect((await incremental.read(`SELECT count(*)::INTEGER AS n FROM scored_payments WHERE origin = 'import'`))[0]!.n).toBeGreaterThan(0);
+    expect(await incremental.read('SELECT address FROM address_scores WHERE address = $1', [wrongPayee])).toHaveLength(1);
     await ingestChain({ store: incremental, chain, log: silentLogger });
     await metadata(incremental);
     expect((await runScoring(incremental, onDevnet)).kind).toBe('incremental');

@@ -15,9 +15,10 @@ import { publishNewestRun } from './newest-run.ts';
 
 export const modelVersion = 'v1';
 
-// Bumped when what scored_payments holds changes meaning: a run whose predecessor recorded another
-// number rebuilds the table (and a database from before the table existed records none).
-const scoredPaymentsVersion = 1;
+// Bumped when what scored_payments and its aggregates (payment_pairs, payment_days) hold changes
+// meaning: a run whose predecessor recorded another number rebuilds them (and a database from
+// before they existed records none).
+const scoredPaymentsVersion = 2;
 
 export interface ScoringOptions {
   /** Recompute everything even when an incremental run would do. */
@@ -61,8 +62,9 @@ interface PreviousRun {
 // Temporary tables a run builds, dropped at its end so their memory is freed.
 const runTables = [
   'run_params', 'previous_cursors', 'run_agents', 'changed_addresses', 'changed_agents', 'scope_agents',
-  'scope_addresses', 'fact_addresses', 'payment_floor', 'new_imports', 'run_pairs', 'run_facts', 'feedback_agents',
-  'run_feedback', 'run_feedback_weights',
+  'scope_addresses', 'fact_addresses', 'payment_floor', 'new_imports', 'removed_payments', 'added_payments',
+  'gone_payments', 'new_payments', 'recount_pairs', 'recount_days', 'pair_payments', 'changed_pairs',
+  'run_facts', 'feedback_agents', 'run_feedback', 'run_feedback_weights',
 ];
 
 export async function runScoring(store: Store, options: ScoringOptions = {}): Promise<ScoringRun> {
@@ -107,10 +109,8 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
 
     await step(tx, 'agents', options.onStep);
     await step(tx, 'payments', options.onStep);
+    await step(tx, 'pairs', options.onStep);
     if (kind === 'full') {
-      // Every payment: the scope comes from them.
-      await tx.run('CREATE OR REPLACE TEMP TABLE fact_addresses (address VARCHAR)');
-      await step(tx, 'payments_all', options.onStep);
       await step(tx, 'scope_full', options.onStep);
     } else {
       if (kind === 'incremental') {
@@ -121,7 +121,6 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
         await tx.run('CREATE OR REPLACE TEMP TABLE changed_agents (chain VARCHAR, agent_id HUGEINT)');
       }
       await step(tx, 'scope', options.onStep);
-      await step(tx, 'payments_scoped', options.onStep);
     }
     for (const name of ['facts', 'feedback', 'agent_scores', 'chain_scores', 'address_scores', 'records', 'stats']) {
       await step(tx, name, options.onStep);
@@ -138,7 +137,6 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
       [kind, recorded],
     );
     for (const table of runTables) await tx.run(`DROP TABLE IF EXISTS temp.${table}`);
-    await tx.run(`DROP ${kind === 'full' ? 'VIEW' : 'TABLE'} IF EXISTS temp.run_payments`);
     return {
       runId,
       kind,

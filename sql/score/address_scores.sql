@@ -1,7 +1,8 @@
 -- Addresses in scope: the top-level score. An address that owns registered agents gets the
 -- operator score (tail-risk weighted over all its agents on all chains, sql/score/macros.sql);
 -- any other address gets its best chain's score.
-DELETE FROM address_scores WHERE address IN (SELECT address FROM scope_addresses);
+-- A full run replaces every row: an address no longer in any input loses its score.
+DELETE FROM address_scores WHERE (SELECT is_full FROM run_params) OR address IN (SELECT address FROM scope_addresses);
 
 INSERT INTO address_scores
 WITH chains AS (

@@ -1,6 +1,9 @@
 -- Incremental runs: what changed since the previous run. Reads `run_params` (the previous run's
 -- watermarks) and `previous_cursors` (its block per chain and source; -1 for a source it had not
--- seen). Everything newer than those is new input.
+-- seen). Everything newer than those is new input; so are the payments this run added to or
+-- removed from scored_payments (sql/score/payments.sql), which include an imported payment a
+-- chain row replaced. Transfers above the watermarks are read as well: an on-demand run in
+-- between brought scored_payments up to date without rescoring what it found.
 CREATE OR REPLACE TEMP TABLE changed_addresses AS
 WITH payment_floor AS (  -- payments arrive through the token source and the Permit2 source
   SELECT chain, min(block_number) AS block_number FROM previous_cursors
@@ -16,6 +19,8 @@ new_transfers AS (
 )
 SELECT from_address AS address FROM new_transfers
 UNION SELECT to_address FROM new_transfers
+UNION SELECT unnest([payer, payee]) FROM gone_payments
+UNION SELECT unnest([payer, payee]) FROM new_payments
 UNION SELECT address FROM known_addresses WHERE first_seen_at > (SELECT known_through FROM run_params);
 
 CREATE OR REPLACE TEMP TABLE changed_agents AS

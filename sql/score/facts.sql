@@ -1,38 +1,21 @@
--- Activity facts per (chain, address) from the run's payments, each payment counted on both
--- sides: as payer and as payee (spec 2.7 `activity`).
---
--- The payments are first reduced to one row per (chain, payer, payee), which feedback weights
--- read too; the per-address facts come from those pairs, seen from each side. Distinct counts
--- go through small pre-aggregates (counterparties, days) instead of count(DISTINCT …) over
--- every payment, which is several times slower with a million addresses.
-CREATE OR REPLACE TEMP TABLE run_pairs AS
-SELECT chain, payer, payee,
-       count(*)                          AS payments,
-       count(*) FILTER (verified)        AS verified_payments,
-       sum(value)                        AS volume,
-       sum(value) FILTER (verified)      AS verified_volume,
-       min(block_time)                   AS first_at,
-       max(block_time)                   AS last_at,
-       min(block_time) FILTER (verified) AS first_verified_at,
-       max(block_time) FILTER (verified) AS last_verified_at
-  FROM run_payments
- GROUP BY chain, payer, payee;
-
+-- Activity facts per (chain, address), each payment counted on both sides: as payer and as
+-- payee (spec 2.7 `activity`). From the pair and day aggregates (migration 013, kept by
+-- sql/score/pairs.sql), not the payments: every address in a full run, those in fact_addresses
+-- otherwise. Distinct counts come from those aggregates (a pair is a counterparty, a day row an
+-- active day) instead of count(DISTINCT …) over every payment.
 CREATE OR REPLACE TEMP TABLE run_facts AS
 WITH sides AS (       -- each pair from the payer's side and from the payee's
   SELECT chain, payer AS address, payee AS counterparty,
          payments AS candidate_as_payer, 0 AS candidate_as_payee,
          verified_payments AS verified_as_payer, 0 AS verified_as_payee,
          volume, verified_volume, first_at, last_at, first_verified_at, last_verified_at
-    FROM run_pairs
+    FROM payment_pairs
+   WHERE (SELECT is_full FROM run_params) OR payer IN (SELECT address FROM fact_addresses)
   UNION ALL
   SELECT chain, payee, payer, 0, payments, 0, verified_payments,
          volume, verified_volume, first_at, last_at, first_verified_at, last_verified_at
-    FROM run_pairs
-),
-scoped_sides AS (
-  SELECT * FROM sides
-   WHERE (SELECT is_full FROM run_params) OR address IN (SELECT address FROM fact_addresses)
+    FROM payment_pairs
+   WHERE (SELECT is_full FROM run_params) OR payee IN (SELECT address FROM fact_addresses)
 ),
 per_counterparty AS (  -- two addresses that paid each other are one counterparty
   SELECT chain, address, counterparty,
@@ -41,15 +24,12 @@ per_counterparty AS (  -- two addresses that paid each other are one counterpart
          sum(volume) AS volume, sum(verified_volume) AS verified_volume,
          min(first_at) AS first_at, max(last_at) AS last_at,
          min(first_verified_at) AS first_verified_at, max(last_verified_at) AS last_verified_at
-    FROM scoped_sides GROUP BY chain, address, counterparty
-),
-per_day AS (
-  SELECT DISTINCT chain, unnest([payer, payee]) AS address, block_time::DATE AS day FROM run_payments
+    FROM sides GROUP BY chain, address, counterparty
 ),
 days AS (
   SELECT chain, address, count(*)::INTEGER AS active_days,
          count(DISTINCT date_trunc('month', day))::INTEGER AS active_months
-    FROM per_day
+    FROM payment_days
    WHERE (SELECT is_full FROM run_params) OR address IN (SELECT address FROM fact_addresses)
    GROUP BY chain, address
 )

@@ -1,13 +1,18 @@
 -- Brings scored_payments (migration 011) up to date with x402_payments. Only what can have
--- changed since the previous run is replaced (a rebuild deletes every row first and has no
--- previous cursors, so the same statements then copy the whole view):
+-- changed since the previous run is replaced (a rebuild empties the table and its aggregates
+-- first and has no previous cursors, so the same statements then copy the whole view):
 --   chain rows above the payment floor: the lowest block the previous run had read on the
 --     chain's payment sources (token, permit2; -1 on a source it had not seen). Above it a
 --     transfer could still have lacked its authorisation or settlement, or been unindexed;
 --   imported rows shadowed by a chain row above the floor (the view prefers the chain's row);
---   the rows of imports newer than the previous run.
--- Reads run_params and previous_cursors (sql/score/run.ts).
+--   imported rows with the key of a row in a newer import, which replaced them (an import
+--     replaces rows with the same key whichever import brought them), and the rows of imports
+--     newer than the previous run.
+-- What was removed and added, net of rows put back unchanged, is left in gone_payments and
+-- new_payments for the aggregates (sql/score/pairs.sql). Reads run_params and previous_cursors.
 DELETE FROM scored_payments WHERE (SELECT rebuild_payments FROM run_params);
+DELETE FROM payment_pairs   WHERE (SELECT rebuild_payments FROM run_params);
+DELETE FROM payment_days    WHERE (SELECT rebuild_payments FROM run_params);
 
 CREATE OR REPLACE TEMP TABLE payment_floor AS
 WITH chains AS (SELECT DISTINCT chain FROM token_transfers UNION SELECT chain FROM ingest_cursors),
@@ -21,26 +26,42 @@ SELECT c.chain, coalesce(min(coalesce(p.block_number, -1)), -1) AS block_number
 -- A constant the optimiser pushes into every table the view reads (zone maps skip older blocks).
 SET VARIABLE payments_from = (SELECT coalesce(min(block_number), -1) FROM payment_floor);
 
-DELETE FROM scored_payments s USING payment_floor f
- WHERE s.origin = 'chain' AND s.chain = f.chain AND s.block_number > f.block_number;
+-- Imports newer than the previous run (every import in a rebuild). An on-demand run
+-- (`score --address`) records the watermarks of the run before it, so the next run copies the
+-- imports it copied again: their rows are replaced, not added twice.
+CREATE OR REPLACE TEMP TABLE new_imports AS
+SELECT import_id FROM imports WHERE imported_at > (SELECT imports_through FROM run_params)
+UNION SELECT DISTINCT import_id FROM imported_transfers WHERE (SELECT rebuild_payments FROM run_params);
 
-DELETE FROM scored_payments s USING token_transfers t, payment_floor f
- WHERE s.origin = 'import' AND t.chain = s.chain AND t.tx_hash = s.tx_hash AND t.log_index = s.log_index
-   AND f.chain = t.chain AND t.block_number > f.block_number AND t.block_number > getvariable('payments_from');
+CREATE OR REPLACE TEMP TABLE removed_payments AS
+SELECT s.* FROM scored_payments s JOIN payment_floor f ON f.chain = s.chain
+ WHERE s.origin = 'chain' AND s.block_number > f.block_number AND s.block_number > getvariable('payments_from')
+UNION
+SELECT s.* FROM scored_payments s
+  SEMI JOIN (SELECT t.chain, t.tx_hash, t.log_index FROM token_transfers t JOIN payment_floor f ON f.chain = t.chain
+              WHERE t.block_number > f.block_number AND t.block_number > getvariable('payments_from')) t
+    ON t.chain = s.chain AND t.tx_hash = s.tx_hash AND t.log_index = s.log_index
+ WHERE s.origin = 'import'
+UNION
+SELECT s.* FROM scored_payments s
+  SEMI JOIN (SELECT chain, tx_hash, log_index FROM imported_transfers WHERE import_id IN (SELECT import_id FROM new_imports)) i
+    ON i.chain = s.chain AND i.tx_hash = s.tx_hash AND i.log_index = s.log_index
+ WHERE s.origin = 'import';
 
-INSERT INTO scored_payments
+DELETE FROM scored_payments s USING removed_payments r
+ WHERE s.chain = r.chain AND s.tx_hash = r.tx_hash AND s.log_index = r.log_index AND s.origin = r.origin
+   AND s.import_id IS NOT DISTINCT FROM r.import_id;
+
+CREATE OR REPLACE TEMP TABLE added_payments AS
 SELECT p.chain, p.tx_hash, p.log_index, p.payer, p.payee, p.value, p.block_time, p.verified, p.origin, p.block_number, p.import_id
   FROM x402_payments p JOIN payment_floor f ON f.chain = p.chain AND p.block_number > f.block_number
- WHERE p.origin = 'chain' AND p.block_number > getvariable('payments_from');
-
--- Deleted first: an on-demand run (`score --address`) records the watermarks of the run before it,
--- so the next run copies the imports it copied again.
-CREATE OR REPLACE TEMP TABLE new_imports AS
-SELECT import_id FROM imports WHERE imported_at > (SELECT imports_through FROM run_params);
-
-DELETE FROM scored_payments WHERE origin = 'import' AND ((SELECT rebuild_payments FROM run_params) OR import_id IN (SELECT import_id FROM new_imports));
-
-INSERT INTO scored_payments
+ WHERE p.origin = 'chain' AND p.block_number > getvariable('payments_from')
+UNION ALL
 SELECT chain, tx_hash, log_index, payer, payee, value, block_time, verified, origin, block_number, import_id
   FROM x402_payments
- WHERE origin = 'import' AND ((SELECT rebuild_payments FROM run_params) OR import_id IN (SELECT import_id FROM new_imports));
+ WHERE origin = 'import' AND import_id IN (SELECT import_id FROM new_imports);
+
+INSERT INTO scored_payments SELECT * FROM added_payments;
+
+CREATE OR REPLACE TEMP TABLE gone_payments AS SELECT * FROM removed_payments EXCEPT ALL SELECT * FROM added_payments;
+CREATE OR REPLACE TEMP TABLE new_payments  AS SELECT * FROM added_payments EXCEPT ALL SELECT * FROM removed_payments;

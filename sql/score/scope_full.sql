@@ -3,8 +3,8 @@
 CREATE OR REPLACE TEMP TABLE scope_agents AS SELECT chain, agent_id FROM run_agents;
 
 CREATE OR REPLACE TEMP TABLE scope_addresses AS
-SELECT payer AS address FROM run_payments
-UNION SELECT payee FROM run_payments
+SELECT payer AS address FROM payment_pairs
+UNION SELECT payee FROM payment_pairs
 UNION SELECT pay_to FROM run_agents
 UNION SELECT owner FROM run_agents
 UNION SELECT address FROM known_addresses;
