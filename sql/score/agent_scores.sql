@@ -20,11 +20,13 @@ weighted AS (
          sum(weight::DECIMAL(18, 6) * value_avg::DECIMAL(18, 6))::DOUBLE AS weighted_sum
     FROM run_feedback_weights GROUP BY chain, agent_id
 ),
-sharing AS (
-  SELECT chain, owner, count(*)::INTEGER AS agents_sharing_owner FROM run_agents GROUP BY chain, owner
+agents AS (        -- a window, not a join with per-owner counts: DuckDB's estimates for the
+                   -- temporary tables once planned that join on the chain alone (every agent
+                   -- times every agent of its chain)
+  SELECT *, count(*) OVER (PARTITION BY chain, owner)::INTEGER AS agents_sharing_owner FROM run_agents
 ),
 dimensions AS (
-  SELECT a.*, s.agents_sharing_owner,
+  SELECT a.*,
          coalesce(f.candidate_as_payer + f.candidate_as_payee, 0) AS candidate_total,
          coalesce(ff.feedback_count, 0) AS feedback_count, coalesce(ff.client_count, 0) AS client_count,
          coalesce(w.feedback_weight, 0) AS feedback_weight,
@@ -37,12 +39,11 @@ dimensions AS (
                               coalesce(f.verified_as_payee, 0)) AS capability,
          reach_dimension(coalesce(f.verified_counterparties_count, 0), coalesce(f.counterparties_count, 0)) AS reach,
          trust_dimension(coalesce(w.weighted_sum, 0), coalesce(w.feedback_weight, 0)) AS trust
-    FROM run_agents a
-    JOIN scope_agents USING (chain, agent_id)
-    JOIN sharing s ON s.chain = a.chain AND s.owner = a.owner
+    FROM agents a
     LEFT JOIN run_facts f ON f.chain = a.chain AND f.address = a.pay_to
     LEFT JOIN feedback_facts ff ON ff.chain = a.chain AND ff.agent_id = a.agent_id
     LEFT JOIN weighted w ON w.chain = a.chain AND w.agent_id = a.agent_id
+   WHERE (a.chain, a.agent_id) IN (SELECT (chain, agent_id) FROM scope_agents)
 )
 SELECT (SELECT run_id FROM run_params), chain, registry, agent_id, owner, agent_wallet, name, description, agent_uri,
        metadata_quality, service_count > 0 AS has_endpoint, github_url, registered_at, agents_sharing_owner,

@@ -17,37 +17,48 @@ WITH sides AS (       -- each pair from the payer's side and from the payee's
     FROM payment_pairs
    WHERE (SELECT is_full FROM run_params) OR payee IN (SELECT address FROM fact_addresses)
 ),
-per_counterparty AS (  -- two addresses that paid each other are one counterparty
-  SELECT chain, address, counterparty,
+per_address AS (
+  SELECT chain, address,
          sum(candidate_as_payer) AS candidate_as_payer, sum(candidate_as_payee) AS candidate_as_payee,
          sum(verified_as_payer) AS verified_as_payer, sum(verified_as_payee) AS verified_as_payee,
+         count(*) AS sides, count(*) FILTER (verified_as_payer + verified_as_payee > 0) AS verified_sides,
          sum(volume) AS volume, sum(verified_volume) AS verified_volume,
          min(first_at) AS first_at, max(last_at) AS last_at,
          min(first_verified_at) AS first_verified_at, max(last_verified_at) AS last_verified_at
-    FROM sides GROUP BY chain, address, counterparty
+    FROM sides GROUP BY chain, address
 ),
-days AS (
-  SELECT chain, address, count(*)::INTEGER AS active_days,
-         count(DISTINCT date_trunc('month', day))::INTEGER AS active_months
-    FROM payment_days
-   WHERE (SELECT is_full FROM run_params) OR address IN (SELECT address FROM fact_addresses)
+mutual AS (           -- a counterparty that both paid the address and was paid by it has a side
+                      -- each way but counts once (rare: found by a join, not by regrouping every side)
+  SELECT p.chain, p.payer AS address, count(*) AS pairs,
+         count(*) FILTER (p.verified_payments > 0 AND q.verified_payments > 0) AS verified_pairs
+    FROM payment_pairs p
+    JOIN payment_pairs q ON q.chain = p.chain AND q.payer = p.payee AND q.payee = p.payer
+   WHERE (SELECT is_full FROM run_params) OR p.payer IN (SELECT address FROM fact_addresses)
+   GROUP BY p.chain, p.payer
+),
+days AS (             -- per month first: cheaper than count(DISTINCT month) over every day
+  SELECT chain, address, sum(days)::INTEGER AS active_days, count(*)::INTEGER AS active_months
+    FROM (SELECT chain, address, date_trunc('month', day) AS month, count(*) AS days
+            FROM payment_days
+           WHERE (SELECT is_full FROM run_params) OR address IN (SELECT address FROM fact_addresses)
+           GROUP BY chain, address, month)
    GROUP BY chain, address
 )
-SELECT c.chain, c.address,
-       sum(candidate_as_payer)::INTEGER                                  AS candidate_as_payer,
-       sum(candidate_as_payee)::INTEGER                                  AS candidate_as_payee,
-       sum(verified_as_payer)::INTEGER                                   AS verified_as_payer,
-       sum(verified_as_payee)::INTEGER                                   AS verified_as_payee,
-       count(*)::INTEGER                                                 AS counterparties_count,
-       count(*) FILTER (verified_as_payer + verified_as_payee > 0)::INTEGER AS verified_counterparties_count,
-       any_value(d.active_days)                                          AS active_days,
-       any_value(d.active_months)                                        AS active_months,
-       coalesce(sum(volume)::DOUBLE / 1e6, 0)                            AS volume_usdc,
-       coalesce(sum(verified_volume)::DOUBLE / 1e6, 0)                   AS verified_volume_usdc,
-       min(first_at)                                                     AS first_candidate_tx_at,
-       max(last_at)                                                      AS last_candidate_tx_at,
-       min(first_verified_at)                                            AS first_verified_tx_at,
-       max(last_verified_at)                                             AS last_verified_tx_at
-  FROM per_counterparty c
-  JOIN days d ON d.chain = c.chain AND d.address = c.address
- GROUP BY c.chain, c.address;
+SELECT a.chain, a.address,
+       a.candidate_as_payer::INTEGER                                     AS candidate_as_payer,
+       a.candidate_as_payee::INTEGER                                     AS candidate_as_payee,
+       a.verified_as_payer::INTEGER                                      AS verified_as_payer,
+       a.verified_as_payee::INTEGER                                      AS verified_as_payee,
+       (a.sides - coalesce(m.pairs, 0))::INTEGER                         AS counterparties_count,
+       (a.verified_sides - coalesce(m.verified_pairs, 0))::INTEGER       AS verified_counterparties_count,
+       d.active_days,
+       d.active_months,
+       coalesce(a.volume::DOUBLE / 1e6, 0)                               AS volume_usdc,
+       coalesce(a.verified_volume::DOUBLE / 1e6, 0)                      AS verified_volume_usdc,
+       a.first_at                                                        AS first_candidate_tx_at,
+       a.last_at                                                         AS last_candidate_tx_at,
+       a.first_verified_at                                               AS first_verified_tx_at,
+       a.last_verified_at                                                AS last_verified_tx_at
+  FROM per_address a
+  JOIN days d ON d.chain = a.chain AND d.address = a.address
+  LEFT JOIN mutual m ON m.chain = a.chain AND m.address = a.address;

@@ -14,14 +14,14 @@ DELETE FROM scored_payments WHERE (SELECT rebuild_payments FROM run_params);
 DELETE FROM payment_pairs   WHERE (SELECT rebuild_payments FROM run_params);
 DELETE FROM payment_days    WHERE (SELECT rebuild_payments FROM run_params);
 
+-- Per chain with a payment source. Ingestion writes a chain's rows and its cursor together; rows
+-- written without one (as some tests do) have no floor and count as new on every run (and are
+-- put back unchanged) as long as no chain has a floor.
 CREATE OR REPLACE TEMP TABLE payment_floor AS
-WITH chains AS (SELECT DISTINCT chain FROM token_transfers UNION SELECT chain FROM ingest_cursors),
-sources AS (SELECT DISTINCT chain, source FROM ingest_cursors WHERE source IN ('token', 'permit2'))
-SELECT c.chain, coalesce(min(coalesce(p.block_number, -1)), -1) AS block_number
-  FROM chains c
-  LEFT JOIN sources s USING (chain)
-  LEFT JOIN previous_cursors p ON p.chain = s.chain AND p.source = s.source
- GROUP BY c.chain;
+SELECT s.chain, min(coalesce(p.block_number, -1)) AS block_number
+  FROM (SELECT DISTINCT chain, source FROM ingest_cursors WHERE source IN ('token', 'permit2')) s
+  LEFT JOIN previous_cursors p USING (chain, source)
+ GROUP BY s.chain;
 
 -- A constant the optimiser pushes into every table the view reads (zone maps skip older blocks).
 SET VARIABLE payments_from = (SELECT coalesce(min(block_number), -1) FROM payment_floor);
@@ -34,12 +34,12 @@ SELECT import_id FROM imports WHERE imported_at > (SELECT imports_through FROM r
 UNION SELECT DISTINCT import_id FROM imported_transfers WHERE (SELECT rebuild_payments FROM run_params);
 
 CREATE OR REPLACE TEMP TABLE removed_payments AS
-SELECT s.* FROM scored_payments s JOIN payment_floor f ON f.chain = s.chain
- WHERE s.origin = 'chain' AND s.block_number > f.block_number AND s.block_number > getvariable('payments_from')
+SELECT s.* FROM scored_payments s LEFT JOIN payment_floor f ON f.chain = s.chain
+ WHERE s.origin = 'chain' AND s.block_number > coalesce(f.block_number, -1) AND s.block_number > getvariable('payments_from')
 UNION
 SELECT s.* FROM scored_payments s
-  SEMI JOIN (SELECT t.chain, t.tx_hash, t.log_index FROM token_transfers t JOIN payment_floor f ON f.chain = t.chain
-              WHERE t.block_number > f.block_number AND t.block_number > getvariable('payments_from')) t
+  SEMI JOIN (SELECT t.chain, t.tx_hash, t.log_index FROM token_transfers t LEFT JOIN payment_floor f ON f.chain = t.chain
+              WHERE t.block_number > coalesce(f.block_number, -1) AND t.block_number > getvariable('payments_from')) t
     ON t.chain = s.chain AND t.tx_hash = s.tx_hash AND t.log_index = s.log_index
  WHERE s.origin = 'import'
 UNION
@@ -54,8 +54,8 @@ DELETE FROM scored_payments s USING removed_payments r
 
 CREATE OR REPLACE TEMP TABLE added_payments AS
 SELECT p.chain, p.tx_hash, p.log_index, p.payer, p.payee, p.value, p.block_time, p.verified, p.origin, p.block_number, p.import_id
-  FROM x402_payments p JOIN payment_floor f ON f.chain = p.chain AND p.block_number > f.block_number
- WHERE p.origin = 'chain' AND p.block_number > getvariable('payments_from')
+  FROM x402_payments p LEFT JOIN payment_floor f ON f.chain = p.chain
+ WHERE p.origin = 'chain' AND p.block_number > coalesce(f.block_number, -1) AND p.block_number > getvariable('payments_from')
 UNION ALL
 SELECT chain, tx_hash, log_index, payer, payee, value, block_time, verified, origin, block_number, import_id
   FROM x402_payments
