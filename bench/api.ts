@@ -28,6 +28,7 @@ import { benchSetting, type ScoreDataSize } from './score-data.ts';
 import type { PrepareResult, QueryLoopResult, ServeCommand, ServeReady, ServeSettings, ServeStats } from './api-child.ts';
 
 const child = fileURLToPath(new URL('./api-child.ts', import.meta.url));
+const progress = (step: string) => process.stderr.write(`bench api: ${step}\n`);
 
 export interface ApiBenchSettings {
   data: ScoreDataSize;
@@ -80,25 +81,31 @@ export async function benchApi(settings: ApiBenchSettings = apiBenchSettings()):
       const lookup = (address: string) => `/v1/reputation/${address}`;
 
       // Every key once, so each account's quota counter is loaded before anything is measured.
+      progress('keys');
       await load(server.ready.url, lookup, hot, { amount: settings.keys });
       const stats = () => server.call({ cmd: 'stats' }) as Promise<ServeStats>;
+      progress('bare');
       const beforeBare = await stats();
       const bare = await load(server.ready.bareUrl, (address) => `/bare/${address}`, hot);
       const afterBare = await stats();
       const bareRecord = await load(server.ready.bareUrl, (address) => `/bare-record/${address}`, hot);
       const afterBareRecord = await stats();
 
+      progress(`warming the cache with ${settings.pool} lookups`);
       await server.call({ cmd: 'warm', addresses: settings.pool, concurrency: settings.connections });
+      progress('cached');
       const warmed = await stats();
       const cached = await load(server.ready.url, lookup, hot);
       const afterCached = await stats();
 
+      progress('uncached');
       const uncached = await load(server.ready.url, lookup, coldPool);
       const afterUncached = await stats();
       if (afterUncached.cache_hits !== afterCached.cache_hits) throw new Error(`the uncached phase went through its ${coldPool.length} addresses: raise BENCH_API_UNCACHED_POOL`);
       const loop = (await server.call({ cmd: 'query-loop', addresses: coldPool.length, concurrency: settings.connections, seconds: settings.seconds })) as QueryLoopResult;
       const queryLoop = { rps: loop.requests / loop.seconds, ...percentiles(loop.latencies_ms) };
 
+      progress('agents');
       const beforeAgents = await stats();
       const agents = await load(server.ready.url, () => '/v1/agents', hot);
       const end = await stats();
