@@ -4,15 +4,13 @@
 -- removed from scored_payments (sql/score/payments.sql), which include an imported payment a
 -- chain row replaced. Transfers above the watermarks are read as well: an on-demand run in
 -- between brought scored_payments up to date without rescoring what it found.
+-- payment_floor and the payments_from variable come from sql/score/payments.sql; the constant
+-- lets zone maps skip the older blocks of token_transfers.
 CREATE OR REPLACE TEMP TABLE changed_addresses AS
-WITH payment_floor AS (  -- payments arrive through the token source and the Permit2 source
-  SELECT chain, min(block_number) AS block_number FROM previous_cursors
-   WHERE source IN ('token', 'permit2') GROUP BY chain
-),
-new_transfers AS (
+WITH new_transfers AS (
   SELECT t.from_address, t.to_address FROM token_transfers t
     LEFT JOIN payment_floor f ON f.chain = t.chain
-   WHERE t.block_number > coalesce(f.block_number, -1)
+   WHERE t.block_number > coalesce(f.block_number, -1) AND t.block_number > getvariable('payments_from')
   UNION ALL
   SELECT from_address, to_address FROM imported_transfers
    WHERE import_id IN (SELECT import_id FROM imports WHERE imported_at > (SELECT imports_through FROM run_params))
