@@ -1,23 +1,23 @@
 -- Stats of this run over the whole serving state: `v2` for GET /v1/stats, `x402` and `erc8004`
 -- for the legacy /api/v1 endpoints (spec 4.9, 4.11). Each payment is counted once, on its payer.
 INSERT INTO run_stats
-WITH best_chain AS (   -- each address's entity type on its best chain
-  SELECT DISTINCT ON (address) address, entity_type FROM chain_scores ORDER BY address, score DESC, chain
-),
-payments AS (
-  SELECT sum(candidate_as_payer)::BIGINT AS candidate, sum(verified_as_payer)::BIGINT AS verified FROM chain_scores
-),
-roles AS (
-  SELECT address, bool_or(candidate_as_payer > 0) AS payer, bool_or(candidate_as_payee > 0) AS payee,
+WITH roles AS (         -- per address, in one pass: its entity type on its best chain (highest
+                        -- score, then chain name) and the roles it has on any chain
+  SELECT address, arg_min(entity_type, {'score': -score, 'chain': chain}) AS entity_type,
+         bool_or(candidate_as_payer > 0) AS payer, bool_or(candidate_as_payee > 0) AS payee,
          bool_or(verified_as_payer + verified_as_payee > 0) AS verified,
          bool_or(is_known_erc8004_agent) AS agent
     FROM chain_scores GROUP BY address
 ),
+best_chain AS (SELECT address, entity_type FROM roles),
+payments AS (
+  SELECT sum(candidate_as_payer)::BIGINT AS candidate, sum(verified_as_payer)::BIGINT AS verified FROM chain_scores
+),
 grades AS (SELECT grade, count(*)::INTEGER AS n FROM address_scores GROUP BY grade),
 agent_grades AS (SELECT grade, count(*)::INTEGER AS n FROM agent_scores GROUP BY grade),
 x402_wallets AS (      -- legacy x402 stats: addresses with candidate payment activity
-  SELECT s.address, s.score, s.grade, b.entity_type
-    FROM address_scores s JOIN roles r USING (address) JOIN best_chain b USING (address)
+  SELECT s.address, s.score, s.grade, r.entity_type
+    FROM address_scores s JOIN roles r USING (address)
    WHERE r.payer OR r.payee
 ),
 x402_grades AS (SELECT grade, count(*)::INTEGER AS n FROM x402_wallets GROUP BY grade),
