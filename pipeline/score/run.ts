@@ -15,10 +15,10 @@ import { publishNewestRun } from './newest-run.ts';
 
 export const modelVersion = 'v1';
 
-// Bumped when what scored_payments and its aggregates (payment_pairs, payment_days) hold changes
+// Bumped when what scored_payments and its aggregates (payment_pairs, payment_months) hold changes
 // meaning: a run whose predecessor recorded another number rebuilds them (and a database from
 // before they existed records none).
-const scoredPaymentsVersion = 2;
+const scoredPaymentsVersion = 3;
 
 export interface ScoringOptions {
   /** Recompute everything even when an incremental run would do. */
@@ -63,7 +63,7 @@ interface PreviousRun {
 const runTables = [
   'run_params', 'previous_cursors', 'run_agents', 'changed_addresses', 'changed_agents', 'scope_agents',
   'scope_addresses', 'fact_addresses', 'payment_floor', 'new_imports', 'removed_payments', 'added_payments',
-  'gone_payments', 'new_payments', 'recount_pairs', 'recount_days', 'pair_payments', 'changed_pairs',
+  'gone_payments', 'new_payments', 'recount_pairs', 'recount_months', 'pair_payments', 'changed_pairs', 'changed_months',
   'run_facts', 'feedback_agents', 'run_feedback', 'run_feedback_weights',
 ];
 

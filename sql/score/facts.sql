@@ -1,8 +1,9 @@
 -- Activity facts per (chain, address), each payment counted on both sides: as payer and as
--- payee (spec 2.7 `activity`). From the pair and day aggregates (migration 013, kept by
--- sql/score/pairs.sql), not the payments: every address in a full run, those in fact_addresses
--- otherwise. Distinct counts come from those aggregates (a pair is a counterparty, a day row an
--- active day) instead of count(DISTINCT …) over every payment.
+-- payee (spec 2.7 `activity`). From the pair and month aggregates (migrations 013 and 017, kept
+-- by sql/score/pairs.sql), not the payments: every address in a full run, those in
+-- fact_addresses otherwise. Distinct counts come from those aggregates (a pair is a
+-- counterparty, a month row an active month, a bit in it an active day) instead of
+-- count(DISTINCT …) over every payment.
 CREATE OR REPLACE TEMP TABLE run_facts AS
 WITH sides AS (       -- each pair from the payer's side and from the payee's
   SELECT chain, payer AS address, payee AS counterparty,
@@ -36,12 +37,10 @@ mutual AS (           -- a counterparty that both paid the address and was paid 
    WHERE (SELECT is_full FROM run_params) OR p.payer IN (SELECT address FROM fact_addresses)
    GROUP BY p.chain, p.payer
 ),
-days AS (             -- per month first: cheaper than count(DISTINCT month) over every day
-  SELECT chain, address, sum(days)::INTEGER AS active_days, count(*)::INTEGER AS active_months
-    FROM (SELECT chain, address, date_trunc('month', day) AS month, count(*) AS days
-            FROM payment_days
-           WHERE (SELECT is_full FROM run_params) OR address IN (SELECT address FROM fact_addresses)
-           GROUP BY chain, address, month)
+days AS (             -- a month row per month with payments, a bit per day
+  SELECT chain, address, sum(bit_count(days))::INTEGER AS active_days, count(*)::INTEGER AS active_months
+    FROM payment_months
+   WHERE (SELECT is_full FROM run_params) OR address IN (SELECT address FROM fact_addresses)
    GROUP BY chain, address
 )
 SELECT a.chain, a.address,

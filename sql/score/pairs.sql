@@ -1,12 +1,12 @@
--- Keeps payment_pairs and payment_days (migration 013) equal to aggregates of scored_payments,
--- from what this run changed there (gone_payments and new_payments, sql/score/payments.sql).
--- A pair or day that lost payments is recounted from scored_payments: rare (a reorg above the
--- previous run's floor, a re-copied import), and the table is not read when there is none. Any
--- other pair adds the new payments' counts and sums to its stored ones and widens its first and
--- last times; new days are added.
+-- Keeps payment_pairs (migration 013) and payment_months (017) equal to aggregates of
+-- scored_payments, from what this run changed there (gone_payments and new_payments,
+-- sql/score/payments.sql). A pair or month that lost payments is recounted from scored_payments:
+-- rare (an imported row replaced), and the table is not read when there is none. Any other pair
+-- adds the new payments' counts and sums to its stored ones and widens its first and last times;
+-- any other month adds the new payments' days to its bits.
 CREATE OR REPLACE TEMP TABLE recount_pairs AS SELECT DISTINCT chain, payer, payee FROM gone_payments;
-CREATE OR REPLACE TEMP TABLE recount_days AS
-SELECT DISTINCT chain, unnest([payer, payee]) AS address, block_time::DATE AS day FROM gone_payments;
+CREATE OR REPLACE TEMP TABLE recount_months AS
+SELECT DISTINCT chain, unnest([payer, payee]) AS address, date_trunc('month', block_time)::DATE AS month FROM gone_payments;
 
 CREATE OR REPLACE TEMP TABLE pair_payments AS   -- what the changed pairs' new totals are made of
 SELECT n.* FROM new_payments n
@@ -48,18 +48,32 @@ DELETE FROM payment_pairs p
 
 INSERT INTO payment_pairs SELECT * FROM changed_pairs;
 
-DELETE FROM payment_days d USING recount_days r
- WHERE r.chain = d.chain AND r.address = d.address AND r.day = d.day;
-
-INSERT INTO payment_days
-WITH candidates AS (
-  SELECT DISTINCT chain, unnest([payer, payee]) AS address, block_time::DATE AS day FROM new_payments
-  UNION
-  SELECT s.chain, s.payer, s.block_time::DATE FROM scored_payments s
-    SEMI JOIN recount_days r ON r.chain = s.chain AND r.address = s.payer AND r.day = s.block_time::DATE
-  UNION
-  SELECT s.chain, s.payee, s.block_time::DATE FROM scored_payments s
-    SEMI JOIN recount_days r ON r.chain = s.chain AND r.address = s.payee AND r.day = s.block_time::DATE
+CREATE OR REPLACE TEMP TABLE changed_months AS
+WITH dated AS (       -- (chain, address, time) of each payment side the changed months are made of
+  SELECT chain, unnest([payer, payee]) AS address, block_time FROM new_payments
+  UNION ALL
+  SELECT s.chain, s.payer, s.block_time FROM scored_payments s
+    SEMI JOIN recount_months r ON r.chain = s.chain AND r.address = s.payer AND r.month = date_trunc('month', s.block_time)::DATE
+  UNION ALL
+  SELECT s.chain, s.payee, s.block_time FROM scored_payments s
+    SEMI JOIN recount_months r ON r.chain = s.chain AND r.address = s.payee AND r.month = date_trunc('month', s.block_time)::DATE
+),
+fresh AS (
+  SELECT chain, address, date_trunc('month', block_time)::DATE AS month,
+         bit_or(1 << (day(block_time) - 1))::INTEGER AS days
+    FROM dated GROUP BY ALL
+),
+kept AS (             -- stored bits of the months that only gained payments
+  SELECT m.* FROM payment_months m
+    SEMI JOIN fresh f ON f.chain = m.chain AND f.address = m.address AND f.month = m.month
+    ANTI JOIN recount_months r ON r.chain = m.chain AND r.address = m.address AND r.month = m.month
 )
-SELECT c.* FROM candidates c
-  ANTI JOIN payment_days d ON d.chain = c.chain AND d.address = c.address AND d.day = c.day;
+SELECT chain, address, month, bit_or(days)::INTEGER AS days
+  FROM (SELECT * FROM fresh UNION ALL SELECT * FROM kept)
+ GROUP BY chain, address, month;
+
+DELETE FROM payment_months m
+ USING (SELECT chain, address, month FROM changed_months UNION SELECT chain, address, month FROM recount_months) c
+ WHERE c.chain = m.chain AND c.address = m.address AND c.month = m.month;
+
+INSERT INTO payment_months SELECT * FROM changed_months;

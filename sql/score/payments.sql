@@ -12,7 +12,7 @@
 -- new_payments for the aggregates (sql/score/pairs.sql). Reads run_params and previous_cursors.
 DELETE FROM scored_payments WHERE (SELECT rebuild_payments FROM run_params);
 DELETE FROM payment_pairs   WHERE (SELECT rebuild_payments FROM run_params);
-DELETE FROM payment_days    WHERE (SELECT rebuild_payments FROM run_params);
+DELETE FROM payment_months  WHERE (SELECT rebuild_payments FROM run_params);
 
 -- Per chain with a payment source. Ingestion writes a chain's rows and its cursor together; rows
 -- written without one (as some tests do) have no floor and count as new on every run (and are
