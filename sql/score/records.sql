@@ -16,7 +16,9 @@ SELECT (SELECT run_id FROM run_params), r.address,
        round(avg(f.rating) FILTER (f.tag_group = 'trust'), 1),
        round(avg(f.rating) FILTER (f.tag_group = 'uptime'), 1),
        round(avg(f.rating) FILTER (f.tag_group = 'activity'), 1),
-       max(f.given_at)
+       max(f.given_at),
+       -- some of it carries no weight: the record's sybil caveat
+       bool_or((f.chain, f.agent_id, f.client_address) IN (SELECT (chain, agent_id, client_address) FROM feedback_weights WHERE weight = 0))
   FROM related_agents r
   JOIN run_feedback f USING (chain, agent_id)
  GROUP BY r.address

@@ -70,11 +70,6 @@ reputation AS (       -- feedback to those agents, all chains (sql/score/records
           'activity_avg': activity_avg, 'last_feedback_at': iso(last_feedback_at)} AS block
     FROM address_feedback WHERE address = $1
 ),
-sybil_discounted AS (
-  SELECT count(*) > 0 AS discounted
-    FROM feedback_weights w SEMI JOIN related_agents r USING (chain, agent_id)
-   WHERE w.weight = 0
-),
 base AS (
   SELECT s.address, s.score, s.grade, s.operator_score, s.operator_grade, s.agent_count, s.chains_active,
          c.free AS free_chains, c.paid AS paid_chains, c.names AS chains, al.agents, al.chains_registered,
@@ -84,7 +79,7 @@ base AS (
             'Scores are computed in batch runs and may lag the chain.'],
            CASE WHEN t.verified_transactions = 0 AND t.total_transactions > 0
                 THEN ['No facilitator-settled payments: activity is unverified.'] ELSE [] END,
-           CASE WHEN (SELECT discounted FROM sybil_discounted)
+           CASE WHEN (SELECT weightless_feedback FROM address_feedback WHERE address = $1)
                 THEN ['Some ERC-8004 feedback comes from clients with no payment history and carries no weight.'] ELSE [] END
          ) AS caveats
     FROM scores s, chains c, totals t, agent_lists al

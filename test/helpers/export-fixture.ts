@@ -48,7 +48,7 @@ export async function writeScoringRun(store: Store, runId: number, scored: Recor
              ['base']::VARCHAR[] AS chains, NULL AS operator_score, NULL AS operator_grade, 0 AS agent_count, []::VARCHAR[] AS chains_active
         FROM (VALUES ${values}) s(address, score)`);
     await tx.run(`INSERT INTO run_stats VALUES ($1, 'v2', $2)`, [runId, JSON.stringify({ total_scored: Object.keys(scored).length, run: runId })]);
-    await tx.run(`INSERT INTO address_feedback VALUES ($1, 'x', 0, 0, NULL, NULL, NULL, NULL)`, [runId]);
+    await tx.run(`INSERT INTO address_feedback VALUES ($1, 'x', 0, 0, NULL, NULL, NULL, NULL, false)`, [runId]);
   });
 }
 
