@@ -14,6 +14,7 @@ import { fetchMetadataJob } from '../pipeline/metadata/fetch-metadata-job.ts';
 import { runScoring } from '../pipeline/score/run.ts';
 import { importFile } from '../pipeline/import/import-file.ts';
 import { tempDataDir } from './helpers/temp.ts';
+import { expectPaymentsMatchView } from './helpers/scoring-invariants.ts';
 
 // Everything a run materialises, without the run ids (which differ between the two paths).
 const servingTables = {
@@ -23,34 +24,6 @@ const servingTables = {
   address_scores: 'SELECT * EXCLUDE (run_id) FROM address_scores ORDER BY address',
   address_feedback: 'SELECT * EXCLUDE (run_id) FROM address_feedback ORDER BY address',
 };
-
-// The payments table runs keep up to date by deltas holds exactly what the view says, and its
-// pair and month aggregates exactly what summing it gives.
-async function expectPaymentsMatchView(store: Store) {
-  const columns = 'chain, tx_hash, log_index, payer, payee, value, block_time, verified, origin, block_number, import_id';
-  const [diff] = await store.read(
-    `SELECT (SELECT count(*) FROM (SELECT ${columns} FROM scored_payments EXCEPT ALL SELECT ${columns} FROM x402_payments))::INTEGER AS extra,
-            (SELECT count(*) FROM (SELECT ${columns} FROM x402_payments EXCEPT ALL SELECT ${columns} FROM scored_payments))::INTEGER AS missing,
-            (SELECT count(*) FROM scored_payments)::INTEGER AS n`,
-  );
-  expect(diff).toMatchObject({ extra: 0, missing: 0 });
-  expect(diff!.n).toBeGreaterThan(0);
-  // And its aggregates hold what they would if summed from it now.
-  const pairs = `SELECT chain, payer, payee, count(*) AS payments, count(*) FILTER (verified) AS verified_payments,
-                        sum(value) AS volume, sum(value) FILTER (verified) AS verified_volume, min(block_time) AS first_at,
-                        max(block_time) AS last_at, min(block_time) FILTER (verified) AS first_verified_at,
-                        max(block_time) FILTER (verified) AS last_verified_at
-                   FROM scored_payments GROUP BY ALL`;
-  const months = `SELECT chain, address, date_trunc('month', block_time)::DATE AS month, bit_or(1 << (day(block_time) - 1))::INTEGER AS days
-                    FROM (SELECT chain, unnest([payer, payee]) AS address, block_time FROM scored_payments) GROUP BY ALL`;
-  const [aggregates] = await store.read(
-    `SELECT (SELECT count(*) FROM (SELECT * FROM payment_pairs EXCEPT ALL ${pairs}))::INTEGER AS extra_pairs,
-            (SELECT count(*) FROM (${pairs} EXCEPT ALL SELECT * FROM payment_pairs))::INTEGER AS missing_pairs,
-            (SELECT count(*) FROM (SELECT * FROM payment_months EXCEPT ALL ${months}))::INTEGER AS extra_months,
-            (SELECT count(*) FROM (${months} EXCEPT ALL SELECT * FROM payment_months))::INTEGER AS missing_months`,
-  );
-  expect(aggregates).toEqual({ extra_pairs: 0, missing_pairs: 0, extra_months: 0, missing_months: 0 });
-}
 
 async function servingState(store: Store) {
   const state: Record<string, unknown[]> = {};
