@@ -32,9 +32,11 @@ mutual AS (           -- a counterparty that both paid the address and was paid 
                       -- each way but counts once (rare: found by a join, not by regrouping every side)
   SELECT p.chain, p.payer AS address, count(*) AS pairs,
          count(*) FILTER (p.verified_payments > 0 AND q.verified_payments > 0) AS verified_pairs
-    FROM payment_pairs p
-    JOIN payment_pairs q ON q.chain = p.chain AND q.payer = p.payee AND q.payee = p.payer
-   WHERE (SELECT is_full FROM run_params) OR p.payer IN (SELECT address FROM fact_addresses)
+    FROM (SELECT * FROM payment_pairs
+           WHERE (SELECT is_full FROM run_params) OR payer IN (SELECT address FROM fact_addresses)) p
+    JOIN (SELECT * FROM payment_pairs
+           WHERE (SELECT is_full FROM run_params) OR payee IN (SELECT address FROM fact_addresses)) q
+      ON q.chain = p.chain AND q.payer = p.payee AND q.payee = p.payer
    GROUP BY p.chain, p.payer
 ),
 days AS (             -- a month row per month with payments, a bit per day
