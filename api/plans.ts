@@ -54,6 +54,19 @@ export interface Plan {
 
 const paidEntitlements: Entitlement[] = ['full_reputation', 'full_view', 'custom_policies', 'batch', 'assess', 'sessions', 'credentials'];
 
+const growth: Plan = {
+  name: 'growth',
+  monthlyPriceUsd: 199,
+  includedCalls: 500_000,
+  overagePerCallUsd: 0.0004,
+  overageByContract: false,
+  ratePerMinute: 600,
+  ratePerSecond: 20,
+  cacheTtlSeconds: 60,
+  batchMaxAddresses: 100,
+  entitlements: new Set(paidEntitlements),
+};
+
 export const plans: Readonly<Record<PlanName, Plan>> = {
   free: {
     name: 'free',
@@ -79,31 +92,9 @@ export const plans: Readonly<Record<PlanName, Plan>> = {
     batchMaxAddresses: 100,
     entitlements: new Set(paidEntitlements),
   },
-  growth: {
-    name: 'growth',
-    monthlyPriceUsd: 199,
-    includedCalls: 500_000,
-    overagePerCallUsd: 0.0004,
-    overageByContract: false,
-    ratePerMinute: 600,
-    ratePerSecond: 20,
-    cacheTtlSeconds: 60,
-    batchMaxAddresses: 100,
-    entitlements: new Set(paidEntitlements),
-  },
+  growth,
   // Section 5's paid self-serve tier; section 8 has no Pro column, so Pro carries Growth's numbers.
-  pro: {
-    name: 'pro',
-    monthlyPriceUsd: 199,
-    includedCalls: 500_000,
-    overagePerCallUsd: 0.0004,
-    overageByContract: false,
-    ratePerMinute: 600,
-    ratePerSecond: 20,
-    cacheTtlSeconds: 60,
-    batchMaxAddresses: 100,
-    entitlements: new Set(paidEntitlements),
-  },
+  pro: { ...growth, name: 'pro' },
   scale: {
     name: 'scale',
     monthlyPriceUsd: 999,
