@@ -106,6 +106,9 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
        since?.imports_through ?? null, since?.files_through ?? null,
        since?.evidence_through ?? null, since?.known_through ?? null],
     );
+    // A constant to the planner (unlike a subquery on run_params): `getvariable('is_full') OR x IN (…)`
+    // folds to nothing in a full run and to a plain semi-join otherwise.
+    await tx.run(`SET VARIABLE is_full = (SELECT is_full FROM run_params)`);
 
     await step(tx, 'agents', options.onStep);
     await step(tx, 'payments', options.onStep);

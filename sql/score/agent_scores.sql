@@ -2,8 +2,8 @@
 -- registration file and evidence (identity, declared capability), the payments of its payment
 -- address (activity, reach, demonstrated capability) and its weighted feedback (trust).
 -- A full run replaces every row (an agent a reorg removed goes).
-DELETE FROM agent_scores WHERE (SELECT is_full FROM run_params) OR (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents);
-DELETE FROM feedback_weights WHERE (SELECT is_full FROM run_params) OR (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents);
+DELETE FROM agent_scores WHERE getvariable('is_full') OR (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents);
+DELETE FROM feedback_weights WHERE getvariable('is_full') OR (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents);
 
 INSERT INTO feedback_weights
 SELECT (SELECT run_id FROM run_params), chain, registry, agent_id, client_address, feedback_count, value_avg, weight, weight_reason

@@ -2,7 +2,7 @@
 -- the payment address of registered agents takes the dimensions of its best agent; any other
 -- address has no registered identity or declared capability, and neutral trust.
 -- A full run replaces every row: an address no longer in any input loses its score.
-DELETE FROM chain_scores WHERE (SELECT is_full FROM run_params) OR address IN (SELECT address FROM scope_addresses);
+DELETE FROM chain_scores WHERE getvariable('is_full') OR address IN (SELECT address FROM scope_addresses);
 
 INSERT INTO chain_scores
 WITH agents_now AS (  -- agent scores after this run's update, with their payment address

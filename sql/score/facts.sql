@@ -5,18 +5,22 @@
 -- counterparty, a month row an active month, a bit in it an active day) instead of
 -- count(DISTINCT …) over every payment.
 CREATE OR REPLACE TEMP TABLE run_facts AS
-WITH sides AS (       -- each pair from the payer's side and from the payee's
+WITH touching AS MATERIALIZED (  -- the pairs either side of which needs facts, read in one scan
+  SELECT * FROM payment_pairs
+   WHERE getvariable('is_full') OR payer IN (SELECT address FROM fact_addresses) OR payee IN (SELECT address FROM fact_addresses)
+),
+sides AS (            -- each pair from the payer's side and from the payee's
   SELECT chain, payer AS address, payee AS counterparty,
          payments AS candidate_as_payer, 0 AS candidate_as_payee,
          verified_payments AS verified_as_payer, 0 AS verified_as_payee,
          volume, verified_volume, first_at, last_at, first_verified_at, last_verified_at
-    FROM payment_pairs
-   WHERE (SELECT is_full FROM run_params) OR payer IN (SELECT address FROM fact_addresses)
+    FROM touching
+   WHERE getvariable('is_full') OR payer IN (SELECT address FROM fact_addresses)
   UNION ALL
   SELECT chain, payee, payer, 0, payments, 0, verified_payments,
          volume, verified_volume, first_at, last_at, first_verified_at, last_verified_at
-    FROM payment_pairs
-   WHERE (SELECT is_full FROM run_params) OR payee IN (SELECT address FROM fact_addresses)
+    FROM touching
+   WHERE getvariable('is_full') OR payee IN (SELECT address FROM fact_addresses)
 ),
 per_address AS (
   SELECT chain, address,
@@ -32,17 +36,15 @@ mutual AS (           -- a counterparty that both paid the address and was paid 
                       -- each way but counts once (rare: found by a join, not by regrouping every side)
   SELECT p.chain, p.payer AS address, count(*) AS pairs,
          count(*) FILTER (p.verified_payments > 0 AND q.verified_payments > 0) AS verified_pairs
-    FROM (SELECT * FROM payment_pairs
-           WHERE (SELECT is_full FROM run_params) OR payer IN (SELECT address FROM fact_addresses)) p
-    JOIN (SELECT * FROM payment_pairs
-           WHERE (SELECT is_full FROM run_params) OR payee IN (SELECT address FROM fact_addresses)) q
+    FROM (SELECT * FROM touching WHERE getvariable('is_full') OR payer IN (SELECT address FROM fact_addresses)) p
+    JOIN (SELECT * FROM touching WHERE getvariable('is_full') OR payee IN (SELECT address FROM fact_addresses)) q
       ON q.chain = p.chain AND q.payer = p.payee AND q.payee = p.payer
    GROUP BY p.chain, p.payer
 ),
 days AS (             -- a month row per month with payments, a bit per day
   SELECT chain, address, sum(bit_count(days))::INTEGER AS active_days, count(*)::INTEGER AS active_months
     FROM payment_months
-   WHERE (SELECT is_full FROM run_params) OR address IN (SELECT address FROM fact_addresses)
+   WHERE getvariable('is_full') OR address IN (SELECT address FROM fact_addresses)
    GROUP BY chain, address
 )
 SELECT a.chain, a.address,

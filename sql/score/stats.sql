@@ -1,26 +1,38 @@
 -- Stats of this run over the whole serving state: `v2` for GET /v1/stats, `x402` and `erc8004`
 -- for the legacy /api/v1 endpoints (spec 4.9, 4.11). Each payment is counted once, on its payer.
 INSERT INTO run_stats
-WITH roles AS (         -- per address, in one pass: its entity type on its best chain (highest
-                        -- score, then chain name) and the roles it has on any chain
-  SELECT address, arg_min(entity_type, {'score': -score, 'chain': chain}) AS entity_type,
-         bool_or(candidate_as_payer > 0) AS payer, bool_or(candidate_as_payee > 0) AS payee,
-         bool_or(verified_as_payer + verified_as_payee > 0) AS verified,
-         bool_or(is_known_erc8004_agent) AS agent
-    FROM chain_scores GROUP BY address
+WITH addresses AS (     -- one pass over the serving addresses; roles are over all their chains,
+                        -- entity_type on the best one (sql/score/address_scores.sql)
+  SELECT count(*)::INTEGER AS scored,
+         count(*) FILTER (entity_type = 'agent')::INTEGER AS agent,
+         count(*) FILTER (entity_type = 'service')::INTEGER AS service,
+         count(*) FILTER (entity_type = 'wallet')::INTEGER AS wallet,
+         count(*) FILTER (entity_type = 'hybrid')::INTEGER AS hybrid,
+         count(*) FILTER (entity_type = 'unknown')::INTEGER AS unknown,
+         count(*) FILTER (grade = 'A')::INTEGER AS a, count(*) FILTER (grade = 'B')::INTEGER AS b,
+         count(*) FILTER (grade = 'C')::INTEGER AS c, count(*) FILTER (grade = 'D')::INTEGER AS d,
+         count(*) FILTER (grade = 'F')::INTEGER AS f,
+         count(*) FILTER (candidate_as_payer + candidate_as_payee > 0)::INTEGER AS with_candidate,
+         count(*) FILTER (verified_as_payer + verified_as_payee > 0)::INTEGER AS with_verified,
+         coalesce(sum(candidate_as_payer), 0)::BIGINT AS candidate, coalesce(sum(verified_as_payer), 0)::BIGINT AS verified,
+         count(*) FILTER (candidate_as_payer > 0)::INTEGER AS payers,
+         count(*) FILTER (candidate_as_payee > 0)::INTEGER AS payees,
+         count(*) FILTER (candidate_as_payer > 0 AND candidate_as_payee > 0)::INTEGER AS both_roles,
+         count(*) FILTER (is_known_erc8004_agent AND candidate_as_payer + candidate_as_payee > 0)::INTEGER AS identified_agents
+    FROM address_scores
 ),
-best_chain AS (SELECT address, entity_type FROM roles),
-payments AS (
-  SELECT sum(candidate_as_payer)::BIGINT AS candidate, sum(verified_as_payer)::BIGINT AS verified FROM chain_scores
+x402_wallets AS (       -- legacy x402 stats: addresses with candidate payment activity
+  SELECT count(*)::INTEGER AS total,
+         count(*) FILTER (grade = 'A')::INTEGER AS a, count(*) FILTER (grade = 'B')::INTEGER AS b,
+         count(*) FILTER (grade = 'C')::INTEGER AS c, count(*) FILTER (grade = 'D')::INTEGER AS d,
+         count(*) FILTER (grade = 'F')::INTEGER AS f,
+         round(avg(score), 1) AS avg_score, max(score) AS max_score, min(score) AS min_score,
+         count(*) FILTER (entity_type = 'agent')::INTEGER AS agent,
+         count(*) FILTER (entity_type = 'hybrid')::INTEGER AS hybrid,
+         count(*) FILTER (entity_type = 'service')::INTEGER AS service
+    FROM address_scores WHERE candidate_as_payer + candidate_as_payee > 0
 ),
-grades AS (SELECT grade, count(*)::INTEGER AS n FROM address_scores GROUP BY grade),
 agent_grades AS (SELECT grade, count(*)::INTEGER AS n FROM agent_scores GROUP BY grade),
-x402_wallets AS (      -- legacy x402 stats: addresses with candidate payment activity
-  SELECT s.address, s.score, s.grade, r.entity_type
-    FROM address_scores s JOIN roles r USING (address)
-   WHERE r.payer OR r.payee
-),
-x402_grades AS (SELECT grade, count(*)::INTEGER AS n FROM x402_wallets GROUP BY grade),
 run AS (SELECT run_id, model_version, iso(utc_now()) AS as_of FROM run_params)
 SELECT run_id, 'v2', to_json({
   'version': 'v2',
@@ -34,51 +46,37 @@ SELECT run_id, 'v2', to_json({
       'placeholder': (SELECT count(*)::INTEGER FROM agent_scores WHERE metadata_quality = 'placeholder'),
       'unknown': (SELECT count(*)::INTEGER FROM agent_scores WHERE metadata_quality = 'unknown')}},
   'reputation': {
-    'total_addresses': (SELECT count(*)::INTEGER FROM (SELECT address FROM address_scores UNION SELECT address FROM known_addresses)),
-    'scored_addresses': (SELECT count(*)::INTEGER FROM address_scores),
+    'total_addresses': a.scored + (SELECT count(DISTINCT address)::INTEGER FROM known_addresses k
+                                    WHERE NOT EXISTS (SELECT 1 FROM address_scores s WHERE s.address = k.address)),
+    'scored_addresses': a.scored,
     'entity_distribution': {
-      'agent': (SELECT count(*)::INTEGER FROM best_chain WHERE entity_type = 'agent'),
-      'service': (SELECT count(*)::INTEGER FROM best_chain WHERE entity_type = 'service'),
-      'wallet': (SELECT count(*)::INTEGER FROM best_chain WHERE entity_type = 'wallet'),
-      'hybrid': (SELECT count(*)::INTEGER FROM best_chain WHERE entity_type = 'hybrid'),
-      'unknown': (SELECT count(*)::INTEGER FROM best_chain WHERE entity_type = 'unknown')},
-    'score_distribution': {
-      'A': coalesce((SELECT n FROM grades WHERE grade = 'A'), 0), 'B': coalesce((SELECT n FROM grades WHERE grade = 'B'), 0),
-      'C': coalesce((SELECT n FROM grades WHERE grade = 'C'), 0), 'D': coalesce((SELECT n FROM grades WHERE grade = 'D'), 0),
-      'F': coalesce((SELECT n FROM grades WHERE grade = 'F'), 0)}},
+      'agent': a.agent, 'service': a.service, 'wallet': a.wallet, 'hybrid': a.hybrid, 'unknown': a.unknown},
+    'score_distribution': {'A': a.a, 'B': a.b, 'C': a.c, 'D': a.d, 'F': a.f}},
   'payments': {
-    'addresses_with_candidate_payment_activity': (SELECT count(*)::INTEGER FROM roles WHERE payer OR payee),
-    'addresses_with_verified_payment_activity': (SELECT count(*)::INTEGER FROM roles WHERE verified),
-    'total_candidate_transactions': (SELECT coalesce(candidate, 0) FROM payments),
-    'total_verified_transactions': (SELECT coalesce(verified, 0) FROM payments),
-    'verification_status_summary': {
-      'candidate': (SELECT coalesce(candidate - verified, 0) FROM payments),
-      'verified': (SELECT coalesce(verified, 0) FROM payments)}},
+    'addresses_with_candidate_payment_activity': a.with_candidate,
+    'addresses_with_verified_payment_activity': a.with_verified,
+    'total_candidate_transactions': a.candidate,
+    'total_verified_transactions': a.verified,
+    'verification_status_summary': {'candidate': a.candidate - a.verified, 'verified': a.verified}},
   'caveats': ['Candidate payments are EIP-3009 authorised transfers and Permit2 settlements; verified ones were submitted by known x402 facilitators.',
               'verification_status_summary counts each candidate payment once: `candidate` those not verified, `verified` the rest.']
-}) FROM run
+}) FROM run, addresses a
 UNION ALL
 SELECT run_id, 'x402', to_json({
-  'total_wallets': (SELECT count(*)::INTEGER FROM x402_wallets),
-  'distribution': {
-    'A': coalesce((SELECT n FROM x402_grades WHERE grade = 'A'), 0), 'B': coalesce((SELECT n FROM x402_grades WHERE grade = 'B'), 0),
-    'C': coalesce((SELECT n FROM x402_grades WHERE grade = 'C'), 0), 'D': coalesce((SELECT n FROM x402_grades WHERE grade = 'D'), 0),
-    'F': coalesce((SELECT n FROM x402_grades WHERE grade = 'F'), 0)},
-  'avg_score': (SELECT round(avg(score), 1) FROM x402_wallets),
-  'max_score': (SELECT max(score) FROM x402_wallets),
-  'min_score': (SELECT min(score) FROM x402_wallets),
-  'wallets_as_payer': (SELECT count(*)::INTEGER FROM roles WHERE payer),
-  'wallets_as_payee': (SELECT count(*)::INTEGER FROM roles WHERE payee),
-  'wallets_both_roles': (SELECT count(*)::INTEGER FROM roles WHERE payer AND payee),
-  'total_transactions': (SELECT coalesce(candidate, 0) FROM payments),
-  'roles': {
-    'agent': (SELECT count(*)::INTEGER FROM x402_wallets WHERE entity_type = 'agent'),
-    'hybrid': (SELECT count(*)::INTEGER FROM x402_wallets WHERE entity_type = 'hybrid'),
-    'service': (SELECT count(*)::INTEGER FROM x402_wallets WHERE entity_type = 'service')},
-  'identified_agents': (SELECT count(*)::INTEGER FROM roles WHERE agent AND (payer OR payee)),
+  'total_wallets': x.total,
+  'distribution': {'A': x.a, 'B': x.b, 'C': x.c, 'D': x.d, 'F': x.f},
+  'avg_score': x.avg_score,
+  'max_score': x.max_score,
+  'min_score': x.min_score,
+  'wallets_as_payer': a.payers,
+  'wallets_as_payee': a.payees,
+  'wallets_both_roles': a.both_roles,
+  'total_transactions': a.candidate,
+  'roles': {'agent': x.agent, 'hybrid': x.hybrid, 'service': x.service},
+  'identified_agents': a.identified_agents,
   'data_source': 'x402 candidate payments (EIP-3009 and Permit2) on ' || (SELECT coalesce(string_agg(DISTINCT chain, ', ' ORDER BY chain), 'no chains') FROM chain_scores WHERE candidate_as_payer + candidate_as_payee > 0),
   'version': 'v1'
-}) FROM run
+}) FROM run, addresses a, x402_wallets x
 UNION ALL
 SELECT run_id, 'erc8004', to_json({
   'total_agents': (SELECT count(*)::INTEGER FROM agent_scores),
