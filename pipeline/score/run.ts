@@ -106,8 +106,10 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
        since?.imports_through ?? null, since?.files_through ?? null,
        since?.evidence_through ?? null, since?.known_through ?? null],
     );
-    // A constant to the planner (unlike a subquery on run_params): `getvariable('is_full') OR x IN (…)`
-    // folds to nothing in a full run and to a plain semi-join otherwise.
+    // A constant to the planner, unlike a subquery on run_params. A filter on the run's scope is
+    // written as twins, `WHERE getvariable('is_full')` and `WHERE NOT getvariable('is_full') AND
+    // x IN (…scope…)`: the planner drops the twin that cannot match. `is_full OR x IN (…)` would
+    // still build the join over every address in a full run.
     await tx.run(`SET VARIABLE is_full = (SELECT is_full FROM run_params)`);
 
     await step(tx, 'agents', options.onStep);

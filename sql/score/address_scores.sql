@@ -4,16 +4,20 @@
 -- best chain, payment counts summed) are kept beside it, so the run's stats are one pass over
 -- this table (sql/score/stats.sql).
 -- A full run replaces every row: an address no longer in any input loses its score.
-DELETE FROM address_scores WHERE getvariable('is_full') OR address IN (SELECT address FROM scope_addresses);
+DELETE FROM address_scores WHERE getvariable('is_full');
+DELETE FROM address_scores WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses);
 
 INSERT INTO address_scores
-WITH per_address AS (
+WITH scoped AS (      -- the chain rows of the addresses in scope
+  SELECT * FROM chain_scores WHERE getvariable('is_full')
+  UNION ALL SELECT * FROM chain_scores WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses)
+),
+per_address AS (
   SELECT address, count(*) AS n, max(score) AS best, any_value(chain) AS any_chain, any_value(entity_type) AS any_entity_type,
          sum(candidate_as_payer)::INTEGER AS candidate_as_payer, sum(candidate_as_payee)::INTEGER AS candidate_as_payee,
          sum(verified_as_payer)::INTEGER AS verified_as_payer, sum(verified_as_payee)::INTEGER AS verified_as_payee,
          bool_or(is_known_erc8004_agent) AS is_known_erc8004_agent
-    FROM chain_scores WHERE getvariable('is_full') OR address IN (SELECT address FROM scope_addresses)
-   GROUP BY address
+    FROM scoped GROUP BY address
 ),
 chains AS (           -- best chain first. Most addresses are on one chain: they need no ordered
                       -- aggregate, which costs seconds per million groups.
@@ -26,7 +30,8 @@ chains AS (           -- best chain first. Most addresses are on one chain: they
 owned AS (
   SELECT owner AS address, operator_score(list(score)) AS operator_score, count(*)::INTEGER AS agent_count,
          list_sort(list_distinct(list(chain))) AS chains_active
-    FROM agent_scores WHERE owner IN (SELECT address FROM scope_addresses)
+    FROM (SELECT * FROM agent_scores WHERE getvariable('is_full')
+          UNION ALL SELECT * FROM agent_scores WHERE NOT getvariable('is_full') AND owner IN (SELECT address FROM scope_addresses))
    GROUP BY owner
 )
 SELECT (SELECT run_id FROM run_params), c.address,

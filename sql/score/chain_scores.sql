@@ -2,24 +2,38 @@
 -- the payment address of registered agents takes the dimensions of its best agent; any other
 -- address has no registered identity or declared capability, and neutral trust.
 -- A full run replaces every row: an address no longer in any input loses its score.
-DELETE FROM chain_scores WHERE getvariable('is_full') OR address IN (SELECT address FROM scope_addresses);
+DELETE FROM chain_scores WHERE getvariable('is_full');
+DELETE FROM chain_scores WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses);
 
 INSERT INTO chain_scores
 WITH agents_now AS (  -- agent scores after this run's update, with their payment address
   SELECT s.*, coalesce(s.agent_wallet, s.owner) AS pay_to FROM agent_scores s
 ),
-population AS (
-  SELECT chain, address FROM run_facts WHERE address IN (SELECT address FROM scope_addresses)
-  UNION SELECT chain, pay_to FROM agents_now WHERE pay_to IN (SELECT address FROM scope_addresses)
-  UNION SELECT chain, owner  FROM agents_now WHERE owner  IN (SELECT address FROM scope_addresses)
+agent_addresses AS (  -- paid at or owning a registered agent
+  SELECT chain, pay_to AS address FROM agents_now UNION SELECT chain, owner FROM agents_now
+),
+agent_addresses_in_scope AS (
+  SELECT * FROM agent_addresses WHERE getvariable('is_full')
+  UNION ALL SELECT * FROM agent_addresses WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses)
+),
+facts AS (            -- run_facts also holds the clients of agents in scope (sql/score/feedback.sql)
+  SELECT * FROM run_facts WHERE getvariable('is_full')
+  UNION ALL SELECT * FROM run_facts WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses)
+),
+population AS (       -- the facts of each (chain, address) in scope, and a row without facts for an
+                      -- agent's address that has none: the facts are the driving rows, not joined in
+  SELECT * FROM facts
+  UNION ALL BY NAME
+  SELECT chain, address FROM agent_addresses_in_scope a
+   WHERE NOT EXISTS (SELECT 1 FROM facts f WHERE f.chain = a.chain AND f.address = a.address)
 ),
 with_known AS (       -- asked about, nothing indexed: one row on the address family's default chain
   SELECT * FROM population
-  UNION ALL
-  SELECT CASE k.family WHEN 'solana' THEN 'solana' ELSE (SELECT evm_chain FROM run_params) END, k.address
-    FROM (SELECT DISTINCT address, family FROM known_addresses) k
-   WHERE k.address IN (SELECT address FROM scope_addresses)
-     AND k.address NOT IN (SELECT address FROM population)
+  UNION ALL BY NAME
+  SELECT CASE k.family WHEN 'solana' THEN 'solana' ELSE (SELECT evm_chain FROM run_params) END AS chain, k.address
+    FROM (SELECT DISTINCT address, family FROM known_addresses
+           WHERE address IN (SELECT address FROM scope_addresses)) k
+   WHERE NOT EXISTS (SELECT 1 FROM population p WHERE p.address = k.address)
 ),
 best_agent AS (
   SELECT DISTINCT ON (chain, pay_to) chain, pay_to AS address, agent_id, score, confidence,
@@ -39,7 +53,7 @@ feedback_here AS (    -- feedback to the agents paid at this address
    GROUP BY f.chain, a.pay_to
 ),
 rows AS (
-  SELECT p.chain, p.address,
+  SELECT f.chain, f.address,
          coalesce(f.candidate_as_payer, 0) AS candidate_as_payer, coalesce(f.candidate_as_payee, 0) AS candidate_as_payee,
          coalesce(f.verified_as_payer, 0) AS verified_as_payer, coalesce(f.verified_as_payee, 0) AS verified_as_payee,
          coalesce(f.counterparties_count, 0) AS counterparties_count,
@@ -51,10 +65,9 @@ rows AS (
          b.identity AS agent_identity, b.activity AS agent_activity, b.capability AS agent_capability,
          b.reach AS agent_reach, b.trust AS agent_trust, coalesce(b.feedback_weight, 0) AS feedback_weight,
          coalesce(pa.n, 0) AS agent_count, coalesce(oa.n, 0) AS owned_count,
-         p.address IN (SELECT address FROM facilitators) AS is_facilitator,
-         f.chain IS NULL AND pa.n IS NULL AND oa.n IS NULL AS not_indexed
-    FROM with_known p
-    LEFT JOIN run_facts f USING (chain, address)
+         f.address IN (SELECT address FROM facilitators) AS is_facilitator,
+         f.candidate_as_payer IS NULL AND pa.n IS NULL AND oa.n IS NULL AS not_indexed
+    FROM with_known f
     LEFT JOIN best_agent b USING (chain, address)
     LEFT JOIN paid_agents pa USING (chain, address)
     LEFT JOIN owned_agents oa USING (chain, address)

@@ -1,7 +1,8 @@
 -- Addresses in scope: the feedback to the agents each owns or is paid for, on all chains (the
 -- `reputation` block of its record). The rest of a record is shaped from the serving tables when
 -- it is served (sql/serve/address_record.sql).
-DELETE FROM address_feedback WHERE getvariable('is_full') OR address IN (SELECT address FROM scope_addresses);
+DELETE FROM address_feedback WHERE getvariable('is_full');
+DELETE FROM address_feedback WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses);
 
 INSERT INTO address_feedback
 WITH related_agents AS (  -- agents it owns or is paid for
