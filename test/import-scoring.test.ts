@@ -1,6 +1,7 @@
 // Imported payments (EVM and Solana) reach scoring and the API like chain-ingested ones, through
 // the CLI command a data team would run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../pipeline/config.ts';
 import { silentLogger } from '../pipeline/log.ts';
@@ -52,6 +53,32 @@ describe('reputation import → score → lookup', () => {
     await (await server.jobs.run('score', {})).done;
     const { body } = await lookup('awF1tyZBDfKCYFYkyrsjVbDSdiduVJECqra5UrUTQCh');
     expect(body.chains[0].activity.as_candidate_payee).toBe(1);
+  });
+
+  it('an address paid on two chains has one top-level row: chains best first, roles summed over both', async () => {
+    // The base payee of transfers.csv, also paid on polygon by a sender that is no facilitator:
+    // a candidate payment only, so base (verified) scores higher and comes first.
+    const file = path.join(dataDir, 'polygon.csv');
+    writeFileSync(file, [
+      'chain,block_number,block_time,tx_hash,log_index,token,from_address,to_address,value,tx_sender,authorized',
+      'polygon,64000000,2025-11-05T12:00:00Z,0x5d1c0f0c4f6b4d1e0b7c9a3e2f8d6c4b2a0918273645f6e7d8c9b0a1f2e3d4c5,4,0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359,0x55fb6e92683190f4cade79f1b676ed77b599fbed,0x74f29ee5e3abd86b4d83a8f41eb26857e5ceef0c,2500000,0x55fb6e92683190f4cade79f1b676ed77b599fbed,true',
+    ].join('\n'));
+    expect((await runCli(['import', file, '--kind', 'transfers'], cliEnv(dataDir))).code).toBe(0);
+    await (await server.jobs.run('score', {})).done;
+
+    const payee = '0x74f29ee5e3abd86b4d83a8f41eb26857e5ceef0c';
+    const chains = await server.store.read('SELECT chain, score, entity_type FROM chain_scores WHERE address = $1 ORDER BY score DESC, chain', [payee]);
+    expect(chains.map((c) => c.chain)).toEqual(['base', 'polygon']);
+    expect(Number(chains[0]!.score)).toBeGreaterThan(Number(chains[1]!.score));
+    const [row] = await server.store.read(
+      `SELECT chains, score, entity_type, candidate_as_payer, candidate_as_payee, verified_as_payer, verified_as_payee
+         FROM address_scores WHERE address = $1`, [payee]);
+    expect(row).toMatchObject({
+      chains: ['base', 'polygon'], score: chains[0]!.score, entity_type: chains[0]!.entity_type,
+      candidate_as_payer: 0, candidate_as_payee: 2, verified_as_payer: 0, verified_as_payee: 1,
+    });
+    const { body } = await lookup(payee);
+    expect(body.subject.chains).toEqual(['base', 'polygon']);
   });
 
   it('a refused import exits 1, lists the bad lines, and writes nothing', async () => {
