@@ -15,10 +15,10 @@ import { publishNewestRun } from './newest-run.ts';
 
 export const modelVersion = 'v1';
 
-// Bumped when what scored_payments and its aggregates (payment_pairs, payment_months) hold changes
-// meaning: a run whose predecessor recorded another number rebuilds them (and a database from
-// before they existed records none).
-const scoredPaymentsVersion = 3;
+// Bumped when what scored_payments and its aggregates (payment_pairs, payment_months, payment_facts)
+// hold changes meaning: a run whose predecessor recorded another number rebuilds them (and a
+// database from before they existed records none).
+const scoredPaymentsVersion = 4;
 
 export interface ScoringOptions {
   /** Recompute everything even when an incremental run would do. */
@@ -64,6 +64,7 @@ const runTables = [
   'run_params', 'previous_cursors', 'run_agents', 'changed_addresses', 'changed_agents', 'scope_agents',
   'scope_addresses', 'fact_addresses', 'payment_floor', 'new_imports', 'removed_payments', 'added_payments',
   'gone_payments', 'new_payments', 'recount_pairs', 'recount_months', 'pair_payments', 'changed_pairs', 'changed_months',
+  'paid_addresses',
   'run_facts', 'feedback_agents', 'run_feedback', 'run_feedback_weights',
 ];
 
@@ -115,6 +116,7 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
     await step(tx, 'agents', options.onStep);
     await step(tx, 'payments', options.onStep);
     await step(tx, 'pairs', options.onStep);
+    await step(tx, 'payment_facts', options.onStep);
     if (kind === 'full') {
       await step(tx, 'scope_full', options.onStep);
     } else {

@@ -13,6 +13,7 @@
 DELETE FROM scored_payments WHERE (SELECT rebuild_payments FROM run_params);
 DELETE FROM payment_pairs   WHERE (SELECT rebuild_payments FROM run_params);
 DELETE FROM payment_months  WHERE (SELECT rebuild_payments FROM run_params);
+DELETE FROM payment_facts   WHERE (SELECT rebuild_payments FROM run_params);
 
 -- Per chain with a payment source. Ingestion writes a chain's rows and its cursor together; rows
 -- written without one (as some tests do) have no floor and count as new on every run (and are

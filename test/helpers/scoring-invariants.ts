@@ -1,4 +1,4 @@
-// Invariants of what scoring runs keep between runs (sql/score/payments.sql, pairs.sql).
+// Invariants of what scoring runs keep between runs (sql/score/payments.sql, pairs.sql, payment_facts.sql).
 import { expect } from 'vitest';
 import type { Store } from '../../pipeline/store/store.ts';
 
@@ -28,4 +28,24 @@ export async function expectPaymentsMatchView(store: Store) {
             (SELECT count(*) FROM (${months} EXCEPT ALL SELECT * FROM payment_months))::INTEGER AS missing_months`,
   );
   expect(aggregates).toEqual({ extra_pairs: 0, missing_pairs: 0, extra_months: 0, missing_months: 0 });
+  // And the facts kept per address (sql/score/payment_facts.sql) what the spec's definitions give
+  // when counted naively over every payment, distinct counterparties, days and months included.
+  const facts = `
+    WITH sides AS (
+      SELECT chain, payer AS address, payee AS counterparty, true AS paid, verified, value, block_time FROM scored_payments
+      UNION ALL SELECT chain, payee, payer, false, verified, value, block_time FROM scored_payments
+    )
+    SELECT chain, address,
+           count(*) FILTER (paid)::INTEGER, count(*) FILTER (NOT paid)::INTEGER,
+           count(*) FILTER (paid AND verified)::INTEGER, count(*) FILTER (NOT paid AND verified)::INTEGER,
+           count(DISTINCT counterparty)::INTEGER, count(DISTINCT counterparty) FILTER (verified)::INTEGER,
+           count(DISTINCT block_time::DATE)::INTEGER, count(DISTINCT date_trunc('month', block_time))::INTEGER,
+           sum(value)::DOUBLE / 1e6, coalesce(sum(value) FILTER (verified)::DOUBLE / 1e6, 0),
+           min(block_time), max(block_time), min(block_time) FILTER (verified), max(block_time) FILTER (verified)
+      FROM sides GROUP BY chain, address`;
+  const [kept] = await store.read(
+    `SELECT (SELECT count(*) FROM (SELECT * FROM payment_facts EXCEPT ALL SELECT * FROM (${facts})))::INTEGER AS extra_facts,
+            (SELECT count(*) FROM (SELECT * FROM (${facts}) EXCEPT ALL SELECT * FROM payment_facts))::INTEGER AS missing_facts`,
+  );
+  expect(kept).toEqual({ extra_facts: 0, missing_facts: 0 });
 }
