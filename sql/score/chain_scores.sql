@@ -24,16 +24,16 @@ population AS (       -- the facts of each (chain, address) in scope, and a row 
                       -- agent's address that has none: the facts are the driving rows, not joined in
   SELECT * FROM facts
   UNION ALL BY NAME
-  SELECT chain, address FROM agent_addresses_in_scope a
-   WHERE NOT EXISTS (SELECT 1 FROM facts f WHERE f.chain = a.chain AND f.address = a.address)
+  SELECT chain, address FROM agent_addresses_in_scope ANTI JOIN facts USING (chain, address)
 ),
 with_known AS (       -- asked about, nothing indexed: one row on the address family's default chain
   SELECT * FROM population
   UNION ALL BY NAME
   SELECT CASE k.family WHEN 'solana' THEN 'solana' ELSE (SELECT evm_chain FROM run_params) END AS chain, k.address
-    FROM (SELECT DISTINCT address, family FROM known_addresses
-           WHERE address IN (SELECT address FROM scope_addresses)) k
-   WHERE NOT EXISTS (SELECT 1 FROM population p WHERE p.address = k.address)
+    FROM (SELECT DISTINCT address, family FROM known_addresses WHERE getvariable('is_full')
+          UNION SELECT address, family FROM known_addresses
+           WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses)) k
+    ANTI JOIN population p USING (address)
 ),
 best_agent AS (
   SELECT DISTINCT ON (chain, pay_to) chain, pay_to AS address, agent_id, score, confidence,
