@@ -28,6 +28,7 @@ agents AS (        -- a window, not a join with per-owner counts: DuckDB's estim
 dimensions AS (
   SELECT a.*,
          coalesce(f.candidate_as_payer + f.candidate_as_payee, 0) AS candidate_total,
+         coalesce(f.verified_as_payer + f.verified_as_payee, 0) AS verified_total,
          coalesce(ff.feedback_count, 0) AS feedback_count, coalesce(ff.client_count, 0) AS client_count,
          coalesce(w.feedback_weight, 0) AS feedback_weight,
          CASE WHEN w.feedback_weight > 0 THEN round(w.weighted_sum / w.feedback_weight, 2) END AS weighted_feedback_avg,
@@ -52,5 +53,6 @@ SELECT (SELECT run_id FROM run_params), chain, registry, agent_id, owner, agent_
        score_confidence(candidate_total, CASE metadata_quality WHEN 'real' THEN 1 WHEN 'placeholder' THEN 0.5 ELSE 0.25 END, feedback_weight),
        identity, activity, capability, reach, trust,
        'agent' AS entity_type,
-       feedback_count, client_count, feedback_weight, weighted_feedback_avg
+       feedback_count, client_count, feedback_weight, weighted_feedback_avg,
+       candidate_total > 0 AS has_candidate_payment_activity, verified_total > 0 AS has_verified_payment_activity
   FROM dimensions;

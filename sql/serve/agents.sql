@@ -1,5 +1,6 @@
--- Agent browse (GET /v1/agents, spec 4.10): registered agents of the newest state with the payment
--- facts of their payment address (agent_wallet, else owner), filtered, in the stable order
+-- Agent browse (GET /v1/agents, spec 4.10): registered agents of the newest state with whether
+-- their payment address (agent_wallet, else owner) has payments (kept in agent_scores by each
+-- scoring run, so a page reads agent_scores alone), filtered, in the stable order
 -- score desc, chain, agent_id, one page after a keyset position or an offset. One statement so
 -- the page and the total come from the same snapshot: a row with total and null item columns
 -- when the page is empty.
@@ -11,12 +12,9 @@ WITH matching AS (
   SELECT a.chain, a.registry, a.agent_id, a.owner, a.agent_wallet,
          coalesce(a.agent_wallet, a.owner) AS payment_address,
          a.name, a.description, a.agent_uri, a.metadata_quality, a.has_endpoint, a.github_url,
-         a.registered_at, a.agents_sharing_owner, a.score, a.grade, a.confidence,
-         coalesce(c.entity_type, a.entity_type) AS entity_type,
-         coalesce(c.candidate_as_payer + c.candidate_as_payee > 0, false) AS has_candidate_payment_activity,
-         coalesce(c.verified_as_payer + c.verified_as_payee > 0, false) AS has_verified_payment_activity
+         a.registered_at, a.agents_sharing_owner, a.score, a.grade, a.confidence, a.entity_type,
+         a.has_candidate_payment_activity, a.has_verified_payment_activity
     FROM agent_scores a
-    LEFT JOIN chain_scores c ON c.chain = a.chain AND c.address = coalesce(a.agent_wallet, a.owner)
 ),
 filtered AS (
   SELECT * FROM matching
