@@ -1,8 +1,8 @@
 -- Addresses in scope: the top-level score. An address that owns registered agents gets the
 -- operator score (tail-risk weighted over all its agents on all chains, sql/score/macros.sql);
--- any other address gets its best chain's score. Its roles over all chains (entity type on the
--- best chain, payment counts summed) are kept beside it, so the run's stats are one pass over
--- this table (sql/score/stats.sql).
+-- any other address gets its best chain's score. Its roles and activity over all chains (entity
+-- type on the best chain, payment counts summed, …: migration 020) are kept beside it, so the
+-- run's stats and the legacy browse are one pass over this table.
 -- A full run replaces every row: an address no longer in any input loses its score.
 DELETE FROM address_scores WHERE getvariable('is_full');
 DELETE FROM address_scores WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses);
@@ -18,12 +18,15 @@ multi_chain AS (      -- few addresses are on more than one chain; only they nee
 ),
 per_address AS (      -- chains best first: highest score, then chain name
   SELECT address, [chain] AS chains, score AS best, entity_type, candidate_as_payer, candidate_as_payee,
-         verified_as_payer, verified_as_payee, is_known_erc8004_agent
+         verified_as_payer, verified_as_payee, is_known_erc8004_agent, volume_usdc, counterparties_count,
+         active_months, first_candidate_tx_at, last_candidate_tx_at
     FROM scoped ANTI JOIN multi_chain USING (address)
   UNION ALL
   SELECT address, list(chain ORDER BY score DESC, chain), max(score), arg_min(entity_type, {'score': -score, 'chain': chain}),
          sum(candidate_as_payer)::INTEGER, sum(candidate_as_payee)::INTEGER,
-         sum(verified_as_payer)::INTEGER, sum(verified_as_payee)::INTEGER, bool_or(is_known_erc8004_agent)
+         sum(verified_as_payer)::INTEGER, sum(verified_as_payee)::INTEGER, bool_or(is_known_erc8004_agent),
+         sum(volume_usdc), sum(counterparties_count)::INTEGER, max(active_months),
+         min(first_candidate_tx_at), max(last_candidate_tx_at)
     FROM scoped SEMI JOIN multi_chain USING (address)
    GROUP BY address
 ),
@@ -39,6 +42,7 @@ SELECT (SELECT run_id FROM run_params), p.address,
        p.chains, o.operator_score, grade_of(o.operator_score) AS operator_grade,
        coalesce(o.agent_count, 0), coalesce(o.chains_active, []),
        p.entity_type, p.candidate_as_payer, p.candidate_as_payee, p.verified_as_payer, p.verified_as_payee,
-       p.is_known_erc8004_agent
+       p.is_known_erc8004_agent, p.volume_usdc, p.counterparties_count, p.active_months,
+       p.first_candidate_tx_at, p.last_candidate_tx_at
   FROM per_address p LEFT JOIN owned o USING (address)
  ORDER BY p.address;

@@ -1,35 +1,25 @@
 -- GET /api/v1/x402/browse (spec 4.11): addresses with candidate payment activity and a score of
 -- at least 25 (the spec's "25-100"), one row per address over all its chains: top-level score and
--- grade (address_scores), role = entity type on its best chain, payment counts and volume summed
--- over chains, counterparties summed per chain, active_months the most of any chain, the name of
--- the best agent paid at the address. Best score first, then address. One statement: a row with
--- total and null wallet columns when the page is empty.
+-- grade, role = entity type on its best chain, payment counts and volume summed over chains,
+-- counterparties summed per chain, active_months the most of any chain (all kept in
+-- address_scores by each scoring run), the name of the best agent paid at the address. Best score
+-- first, then address. One statement: a row with total and null wallet columns when the page is
+-- empty.
 --   $1 grade, $2 role, $3 min_score (null: no filter), $4 limit, $5 offset.
-WITH best_chain AS (
-  SELECT DISTINCT ON (address) address, entity_type FROM chain_scores ORDER BY address, score DESC, chain
-),
-activity AS (
-  SELECT address, sum(candidate_as_payer + candidate_as_payee)::BIGINT AS total_txns,
-         sum(candidate_as_payer)::BIGINT AS as_payer, sum(candidate_as_payee)::BIGINT AS as_payee,
-         max(active_months) AS active_months, min(first_candidate_tx_at) AS first_seen,
-         max(last_candidate_tx_at) AS last_seen, sum(volume_usdc) AS volume_usdc,
-         sum(counterparties_count)::BIGINT AS counterparties
-    FROM chain_scores GROUP BY address
-),
-best_agent AS (
+WITH best_agent AS (
   SELECT DISTINCT ON (coalesce(agent_wallet, owner)) coalesce(agent_wallet, owner) AS address, name
     FROM agent_scores ORDER BY coalesce(agent_wallet, owner), score DESC, chain, agent_id
 ),
 wallets AS (
-  SELECT s.address AS wallet, s.score, s.grade, b.entity_type AS role, a.total_txns, a.as_payer, a.as_payee,
-         a.active_months, g.name, a.first_seen, a.last_seen, a.volume_usdc, a.counterparties
+  SELECT s.address AS wallet, s.score, s.grade, s.entity_type AS role,
+         s.candidate_as_payer + s.candidate_as_payee AS total_txns, s.candidate_as_payer AS as_payer,
+         s.candidate_as_payee AS as_payee, s.active_months, g.name, s.first_candidate_tx_at AS first_seen,
+         s.last_candidate_tx_at AS last_seen, s.volume_usdc, s.counterparties_count AS counterparties
     FROM address_scores s
-    JOIN activity a USING (address)
-    JOIN best_chain b USING (address)
     LEFT JOIN best_agent g USING (address)
-   WHERE a.total_txns > 0 AND s.score >= 25
+   WHERE s.candidate_as_payer + s.candidate_as_payee > 0 AND s.score >= 25
      AND ($1::VARCHAR IS NULL OR s.grade = $1::VARCHAR)
-     AND ($2::VARCHAR IS NULL OR b.entity_type = $2::VARCHAR)
+     AND ($2::VARCHAR IS NULL OR s.entity_type = $2::VARCHAR)
      AND ($3::DOUBLE IS NULL OR s.score >= $3::DOUBLE)
 ),
 page AS (
