@@ -58,26 +58,32 @@ export function createApp(deps: AppDeps): Koa {
   app.use(errorMiddleware(deps.log));
   if (deps.ipRateLimits) app.use(ipRateLimit(new RateLimiter(deps.now ?? (() => new Date())), deps.ipRateLimits));
 
-  const open = new Router();
+  // One router for the open routes and the /v1 ones behind the key: a router does its matching,
+  // host check and middleware composition for every request it sees, so a second one in line
+  // doubled that on every lookup. The /v1 middleware runs only for the /v1 routes it prefixes.
+  const router = new Router<AuthState>();
   const stats = createStatsCache(deps.store);
-  healthRoutes(open, { store: deps.store, startedAt: deps.startedAt ?? new Date(), redisUrl: deps.redisUrl, now: deps.now, staleAfterSeconds: deps.staleAfterSeconds });
-  signupRoutes(open);
-  openApiRoutes(open);
-  if (deps.signer) signingKeyRoutes(open, deps.signer);
-  legacyRoutes(open, { store: deps.store, stats });
-  app.use(open.routes());
+  healthRoutes(router, { store: deps.store, startedAt: deps.startedAt ?? new Date(), redisUrl: deps.redisUrl, now: deps.now, staleAfterSeconds: deps.staleAfterSeconds });
+  signupRoutes(router);
+  openApiRoutes(router);
+  if (deps.signer) signingKeyRoutes(router, deps.signer);
+  legacyRoutes(router, { store: deps.store, stats });
 
-  const v1 = new Router<AuthState>();
   // The IP allowlist check comes straight after the key check, before anything counts the call.
-  v1.use('/v1', requireApiKey(deps.keys, deps.signupUrl), enforceIpAllowlist());
-  v1.use('/v1', planLimits(new RateLimiter(deps.now ?? (() => new Date())), deps.usage ?? new UsageMeter({ store: deps.store, now: deps.now, flushIntervalMs: 0 })));
-  reputationRoutes(v1, deps);
-  batchRoutes(v1, deps);
-  statsRoutes(v1, { stats });
-  agentsRoutes(v1, deps);
-  app.use(v1.routes());
+  // One layer for the three: the router rebuilds the chain of every matched layer per request.
+  router.use(
+    '/v1',
+    requireApiKey(deps.keys, deps.signupUrl),
+    enforceIpAllowlist(),
+    planLimits(new RateLimiter(deps.now ?? (() => new Date())), deps.usage ?? new UsageMeter({ store: deps.store, now: deps.now, flushIntervalMs: 0 })),
+  );
+  reputationRoutes(router, deps);
+  batchRoutes(router, deps);
+  statsRoutes(router, { stats });
+  agentsRoutes(router, deps);
+  app.use(router.routes());
   app.use(
-    v1.allowedMethods({
+    router.allowedMethods({
       throw: true,
       methodNotAllowed: () => new ApiError('method_not_allowed', 'method not allowed on this path'),
       notImplemented: () => new ApiError('method_not_allowed', 'method not supported'),

@@ -9,7 +9,8 @@ export interface AuthState {
 }
 
 export function requireApiKey(index: ApiKeyIndex, signupUrl: string): Middleware<AuthState> {
-  return async (ctx, next) => {
+  // Not async: see api/middleware/request-id.ts.
+  return (ctx, next) => {
     const result = index.verify(ctx.get('X-API-Key') || undefined);
     if (!result.valid) {
       const message = result.code === 'missing' ? 'an X-API-Key header is required' : 'the API key is not valid';
@@ -17,6 +18,6 @@ export function requireApiKey(index: ApiKeyIndex, signupUrl: string): Middleware
     }
     if (result.owner.status === 'cancelled') throw new ApiError('account_cancelled', 'this account has been cancelled');
     ctx.state.account = result.owner;
-    await next();
+    return next();
   };
 }

@@ -114,12 +114,13 @@ export async function loadIpAllowlists(store: Store): Promise<Map<string, IpAllo
 
 /** Koa middleware for keyed routes, after the API key check has set ctx.state.account. */
 export function enforceIpAllowlist(): Middleware<{ account?: { ipAllowlist?: IpAllowlist | null } }> {
-  return async (ctx, next) => {
+  // Not async: see api/middleware/request-id.ts.
+  return (ctx, next) => {
     const list = ctx.state.account?.ipAllowlist;
     if (list && !list.allows(ctx.ip)) {
       throw new ApiError('ip_not_allowed', `this API key may not be used from ${ctx.ip || 'this address'}; its IP allowlist does not include it`);
     }
-    await next();
+    return next();
   };
 }
 

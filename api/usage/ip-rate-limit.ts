@@ -28,11 +28,12 @@ export function clientKey(ip: string): string {
 }
 
 export function ipRateLimit(limiter: RateLimiter, limits: IpRateLimits): Middleware {
-  return async (ctx, next) => {
+  // Not async: see api/middleware/request-id.ts.
+  return (ctx, next) => {
     if (isIpLimitedPath(ctx.path)) {
       const key = clientKey(ctx.ip);
       enforceRate(ctx, limiter.take(`ip:${key}`, limits.perMinute, limits.perSecond), `this client address (${key}, no API key)`);
     }
-    await next();
+    return next();
   };
 }

@@ -24,15 +24,17 @@ export const defaultFlushIntervalMs = 5_000;
 
 interface Counter {
   accountId: string;
-  cycle: Cycle;
+  /** The cycle's bounds as epoch ms and its end as X-Quota-Reset, worked out once per cycle. */
+  startMs: number;
+  endMs: number;
+  reset: string;
   /** Calls in this cycle: flushed ones plus those counted since. */
   used: number;
 }
 
 interface PendingCalls {
-  accountId: string;
+  counter: Counter;
   plan: PlanName;
-  cycle: Cycle;
   calls: number;
 }
 
@@ -56,7 +58,13 @@ export class UsageMeter {
   private readonly log?: Logger;
   private readonly createdAt = new Map<string, Promise<Date>>();
   private readonly counters = new Map<string, Promise<Counter>>();
-  private pending = new Map<string, PendingCalls>();
+  /**
+   * Each account's counter of the cycle it was last counted in. While the clock stays inside that
+   * cycle a call is counted without working out the cycle again (calendar arithmetic) or awaiting.
+   */
+  private readonly current = new Map<string, Counter>();
+  /** Keyed by counter: one counter per (account, cycle). */
+  private pending = new Map<Counter, PendingCalls>();
   private flushing: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
@@ -82,13 +90,18 @@ export class UsageMeter {
   async count(account: { accountId: string; plan: PlanName; overrides?: LimitOverrides | null }, calls: number): Promise<QuotaState | null> {
     if (this.closed) throw new ApiError('unavailable', 'the server is shutting down');
     const plan = planOf(account.plan);
-    const cycle = cycleAt(await this.accountCreatedAt(account.accountId), this.now());
-    const counter = await this.counter(account.accountId, cycle);
+    const now = this.now();
+    let counter = this.current.get(account.accountId);
+    // A clock moved backwards (tests do) falls back to the lookup as well.
+    if (counter === undefined || now.getTime() < counter.startMs || now.getTime() >= counter.endMs) {
+      const cycle = cycleAt(await this.accountCreatedAt(account.accountId), now);
+      counter = await this.counter(account.accountId, cycle);
+      this.current.set(account.accountId, counter);
+    }
     // From here to the increment nothing awaits, so concurrent requests cannot both take the last call.
     const limit = accountLimits(account).includedCalls;
-    const state = (used: number): QuotaState | null => (limit === null ? null : { limit, used, reset: cycle.end.toISOString() });
     if (limit !== null && quotaIsHardStop(plan) && counter.used + calls > limit) {
-      const quota = state(counter.used)!;
+      const quota: QuotaState = { limit, used: counter.used, reset: counter.reset };
       throw new ApiError(
         'quota_exceeded',
         `the ${plan.name} plan includes ${limit} calls per billing cycle and ${counter.used} are used; the quota resets at ${quota.reset}. Do not retry before then, or upgrade.`,
@@ -97,13 +110,12 @@ export class UsageMeter {
       );
     }
     counter.used += calls;
-    const key = counterKey(account.accountId, cycle);
-    const pending = this.pending.get(key);
+    const pending = this.pending.get(counter);
     if (pending) {
       pending.calls += calls;
       pending.plan = account.plan;
-    } else this.pending.set(key, { accountId: account.accountId, plan: account.plan, cycle, calls });
-    return state(counter.used);
+    } else this.pending.set(counter, { counter, plan: account.plan, calls });
+    return limit === null ? null : { limit, used: counter.used, reset: counter.reset };
   }
 
   /** Writes the counts gathered since the last flush; resolves once they committed. */
@@ -115,15 +127,14 @@ export class UsageMeter {
       this.pending = new Map();
       try {
         const values = batch.map((_, i) => `($${i * 5 + 1}, $${i * 5 + 2}, make_timestamp($${i * 5 + 3}::BIGINT * 1000), make_timestamp($${i * 5 + 4}::BIGINT * 1000), $${i * 5 + 5}::BIGINT, utc_now())`);
-        const params = batch.flatMap((p) => [p.accountId, p.plan, String(p.cycle.start.getTime()), String(p.cycle.end.getTime()), String(p.calls)]);
+        const params = batch.flatMap((p) => [p.counter.accountId, p.plan, String(p.counter.startMs), String(p.counter.endMs), String(p.calls)]);
         await this.store.write((tx) => tx.run(`INSERT INTO usage_counts VALUES ${values.join(', ')}`, params));
       } catch (err) {
         // Put the counts back (merged with anything counted meanwhile) for the next flush.
         for (const p of batch) {
-          const key = counterKey(p.accountId, p.cycle);
-          const current = this.pending.get(key);
+          const current = this.pending.get(p.counter);
           if (current) current.calls += p.calls;
-          else this.pending.set(key, p);
+          else this.pending.set(p.counter, p);
         }
         throw err;
       }
@@ -159,7 +170,13 @@ export class UsageMeter {
     if (!p) {
       // Loaded once per (account, cycle), before anything of that cycle is counted here, so the
       // store's sum is all there is.
-      p = storedCalls(this.store, accountId, cycle).then((used) => ({ accountId, cycle, used }));
+      p = storedCalls(this.store, accountId, cycle).then((used) => ({
+        accountId,
+        startMs: cycle.start.getTime(),
+        endMs: cycle.end.getTime(),
+        reset: cycle.end.toISOString(),
+        used,
+      }));
       this.counters.set(key, p);
       p.catch(() => this.counters.delete(key));
     }

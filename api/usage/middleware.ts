@@ -7,8 +7,9 @@ import type { UsageMeter, UsageState } from './meter.ts';
 
 export function planLimits(limiter: RateLimiter, usage: UsageMeter): Middleware<AuthState> {
   const limit = rateLimit(limiter);
-  return async (ctx, next) => {
+  // Not async: see api/middleware/request-id.ts.
+  return (ctx, next) => {
     (ctx.state as UsageState).usage = usage;
-    await limit(ctx, next);
+    return limit(ctx, next);
   };
 }
