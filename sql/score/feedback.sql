@@ -1,32 +1,35 @@
 -- ERC-8004 feedback: live entries (revoked ones dropped) with normalised ratings, for the agents
 -- in scope and for every agent paid at or owned by an address in scope (their records show it);
 -- and how much each client of an agent in scope counts (docs/scoring.md, "Feedback weight").
-CREATE OR REPLACE TEMP TABLE feedback_agents AS
+CREATE OR REPLACE TEMP TABLE feedback_agents AS   -- (a full run's scope_agents is every agent)
 SELECT chain, agent_id FROM scope_agents
 UNION SELECT chain, agent_id FROM run_agents
- WHERE pay_to IN (SELECT address FROM scope_addresses) OR owner IN (SELECT address FROM scope_addresses);
+ WHERE NOT getvariable('is_full')
+   AND (pay_to IN (SELECT address FROM scope_addresses) OR owner IN (SELECT address FROM scope_addresses));
 
 CREATE OR REPLACE TEMP TABLE run_feedback AS
-WITH entries AS (
+WITH chain_entries AS (  -- the agents' entries only, before the revocation and block joins
+  SELECT f.* FROM feedback f SEMI JOIN feedback_agents a ON a.chain = f.chain AND a.agent_id = f.agent_id
+),
+entries AS (
   SELECT f.chain, f.agent_id, f.client_address, f.feedback_index, f.tag1, f.value, f.value_decimals,
          b.block_time AS given_at
-    FROM feedback f
+    FROM chain_entries f
     LEFT JOIN chain_blocks b ON b.chain = f.chain AND b.source = 'reputation' AND b.block_number = f.block_number
    WHERE NOT EXISTS (SELECT 1 FROM feedback_revocations r
                       WHERE r.chain = f.chain AND r.agent_id = f.agent_id
                         AND r.client_address = f.client_address AND r.feedback_index = f.feedback_index)
   UNION ALL
   SELECT i.chain, i.agent_id, i.client_address, i.feedback_index, i.tag1, i.value, i.value_decimals, i.given_at
-    FROM imported_feedback i
+    FROM imported_feedback i SEMI JOIN feedback_agents a ON a.chain = i.chain AND a.agent_id = i.agent_id
    WHERE NOT i.revoked
-     AND NOT EXISTS (SELECT 1 FROM feedback f
+     AND NOT EXISTS (SELECT 1 FROM chain_entries f
                       WHERE f.chain = i.chain AND f.agent_id = i.agent_id
                         AND f.client_address = i.client_address AND f.feedback_index = i.feedback_index)
 )
 -- Ratings are DECIMAL so sums and averages do not depend on the order rows are added in.
 SELECT e.*, feedback_rating(e.tag1, e.value, e.value_decimals)::DECIMAL(18, 6) AS rating, feedback_group(e.tag1) AS tag_group
-  FROM entries e
- WHERE (e.chain, e.agent_id) IN (SELECT (chain, agent_id) FROM feedback_agents);
+  FROM entries e;
 
 -- One row per (agent, client) with a rating. A client counts at most 1 however many entries it
 -- leaves; how much it counts depends on evidence that it is a real customer:

@@ -5,12 +5,13 @@ DELETE FROM address_feedback WHERE getvariable('is_full');
 DELETE FROM address_feedback WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses);
 
 INSERT INTO address_feedback
-WITH related_agents AS (  -- agents it owns or is paid for
-  SELECT DISTINCT address, chain, agent_id
-    FROM (SELECT owner AS address, chain, agent_id FROM agent_scores
-          UNION ALL
-          SELECT coalesce(agent_wallet, owner), chain, agent_id FROM agent_scores)
-   WHERE address IN (SELECT address FROM scope_addresses)
+WITH agent_addresses AS (  -- the agents each address owns or is paid for
+  SELECT owner AS address, chain, agent_id FROM agent_scores
+  UNION SELECT coalesce(agent_wallet, owner), chain, agent_id FROM agent_scores
+),
+related_agents AS (
+  SELECT * FROM agent_addresses WHERE getvariable('is_full')
+  UNION ALL SELECT * FROM agent_addresses WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses)
 )
 SELECT (SELECT run_id FROM run_params), r.address,
        count(*)::INTEGER, count(DISTINCT f.client_address)::INTEGER,
