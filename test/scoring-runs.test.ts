@@ -42,8 +42,10 @@ describe('scoring runs over a simulated history', () => {
   const wrongPayee = '0x000000000000000000000000000000000000beef';
   const onDevnet = { evmChain: 'devnet' };
 
+  // Both stores must fetch the same files: a generous timeout, so a loaded machine cannot turn one
+  // of their fetches into a timeout and the two paths into different inputs.
   const metadata = (store: Store) =>
-    fetchMetadataJob({ store, log: silentLogger }, { allowPrivateAddresses: true, ca: registrations.caPem, concurrency: 4 });
+    fetchMetadataJob({ store, log: silentLogger }, { allowPrivateAddresses: true, ca: registrations.caPem, concurrency: 4, timeoutMs: 60_000 });
 
   beforeAll(async () => {
     devnet = await startDevnet({ port: 0 });
