@@ -3,11 +3,22 @@
 -- address (activity, reach, demonstrated capability) and its weighted feedback (trust).
 -- A full run replaces every row (an agent a reorg removed goes).
 DELETE FROM agent_scores WHERE getvariable('is_full') OR (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents);
-DELETE FROM feedback_weights WHERE getvariable('is_full') OR (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents);
+
+-- The clients' weights: only rows that changed are rewritten (and carry this run's id). Most
+-- clients of an agent in scope weigh what they did, and rewriting them all was most of an
+-- incremental run's writes (60,000 rows for 1,700 agents at the bench size).
+DELETE FROM feedback_weights WHERE getvariable('is_full');
+DELETE FROM feedback_weights w
+ WHERE NOT getvariable('is_full') AND (w.chain, w.agent_id) IN (SELECT (chain, agent_id) FROM scope_agents)
+   AND NOT EXISTS (SELECT 1 FROM run_feedback_weights n
+                    WHERE n.chain = w.chain AND n.agent_id = w.agent_id AND n.client_address = w.client_address
+                      AND n.registry = w.registry AND n.feedback_count = w.feedback_count AND n.value_avg = w.value_avg
+                      AND n.weight = w.weight AND n.weight_reason = w.weight_reason);
 
 INSERT INTO feedback_weights
 SELECT (SELECT run_id FROM run_params), chain, registry, agent_id, client_address, feedback_count, value_avg, weight, weight_reason
-  FROM run_feedback_weights;
+  FROM run_feedback_weights n
+ WHERE NOT EXISTS (SELECT 1 FROM feedback_weights w WHERE w.chain = n.chain AND w.agent_id = n.agent_id AND w.client_address = n.client_address);
 
 INSERT INTO agent_scores
 WITH feedback_facts AS (
