@@ -233,7 +233,12 @@ async function runLoad(options: LoadOptions & {
     ],
   });
   const failed = result.non2xx + result.errors + result.timeouts;
-  if (failed > 0) throw new Error(`${options.url}: ${failed} of ${result.requests.total} requests failed (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`);
+  if (failed > 0) {
+    const statuses = Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => `${status}: ${count}`).join(', ');
+    // A scale key takes 40 requests/s: faster phases need more keys to stay under it.
+    const hint = result.statusCodeStats?.['429'] ? '; 429s: raise BENCH_API_KEYS' : '';
+    throw new Error(`${options.url}: ${failed} of ${result.requests.total} requests failed (non-2xx ${result.non2xx} [${statuses}], errors ${result.errors}, timeouts ${result.timeouts})${hint}`);
+  }
   return { rps: result.requests.total / result.duration, requests: result.requests.total, p50: result.latency.p50, p99: result.latency.p99 };
 }
 
