@@ -160,7 +160,9 @@ describe('plans, limits and usage over HTTP', () => {
 
   it('the per-second window: free answers one request per second, then 429 rate_limited with Retry-After and the window headers', async () => {
     const { api_key } = await account('free');
-    now = new Date(Math.floor(now.getTime() / 1_000) * 1_000 + 10_000);
+    // Ten seconds into a minute: the three requests below share one minute window (a whole second
+    // picked at :59 put the third into the next minute, a 1-in-60 failure).
+    now = new Date(Math.floor(now.getTime() / 60_000) * 60_000 + 70_000);
     const first = await lookup(api_key);
     expect(first.status).toBe(200);
     expect(first.headers.get('x-ratelimit-limit')).toBe('60');
