@@ -2,7 +2,8 @@
 -- registration file and evidence (identity, declared capability), the payments of its payment
 -- address (activity, reach, demonstrated capability) and its weighted feedback (trust).
 -- A full run replaces every row (an agent a reorg removed goes).
-DELETE FROM agent_scores WHERE getvariable('is_full') OR (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents);
+DELETE FROM agent_scores WHERE getvariable('is_full');
+DELETE FROM agent_scores WHERE NOT getvariable('is_full') AND (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents);
 
 -- The clients' weights: only rows that changed are rewritten (and carry this run's id). Most
 -- clients of an agent in scope weigh what they did, and rewriting them all was most of an

@@ -66,6 +66,7 @@ rows AS (
          b.reach AS agent_reach, b.trust AS agent_trust, coalesce(b.feedback_weight, 0) AS feedback_weight,
          coalesce(pa.n, 0) AS agent_count, coalesce(oa.n, 0) AS owned_count,
          f.address IN (SELECT address FROM facilitators) AS is_facilitator,
+         -- a row without facts (its fact columns are null: facts rows always have them)
          f.candidate_as_payer IS NULL AND pa.n IS NULL AND oa.n IS NULL AS not_indexed
     FROM with_known f
     LEFT JOIN best_agent b USING (chain, address)
