@@ -1,4 +1,6 @@
-// The public Koa app: request id, error rendering, then open routes and X-API-Key routes.
+// The public API: the Koa app (request id, error rendering, then open routes and X-API-Key
+// routes), with cached lookups answered before it by the hot path (./reputation/hot-lookup.ts).
+import type { RequestListener } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Store } from '../pipeline/store/store.ts';
@@ -23,6 +25,7 @@ import { openApiRoutes } from './routes/openapi.ts';
 import { enforceIpAllowlist } from './security/ip-allowlist.ts';
 import { trustProxies, type ProxyTrust } from './security/client-address.ts';
 import type { RecordCache } from './reputation/cache.ts';
+import { HotLookup } from './reputation/hot-lookup.ts';
 import { signingKeyRoutes, signResponses, type ResponseSigner } from './security/signing.ts';
 
 export interface AppDeps {
@@ -46,6 +49,30 @@ export interface AppDeps {
   proxy?: ProxyTrust;
   /** Per-IP limits of the routes without a key (IP_RATE_PER_*); the server always passes them. */
   ipRateLimits?: IpRateLimits;
+  /** The per-key rate limiter of the /v1 routes; a fresh one otherwise. */
+  keyLimiter?: RateLimiter;
+}
+
+/**
+ * The request listener of the public API: the hot path for cached lookups when there is a record
+ * cache, sharing the Koa app's key limiter and usage meter, and the Koa app for the rest.
+ */
+export function createApiListener(deps: AppDeps): { listener: RequestListener; hot?: HotLookup } {
+  const shared = { ...deps, keyLimiter: deps.keyLimiter ?? new RateLimiter(deps.now ?? (() => new Date())), usage: deps.usage ?? newUsageMeter(deps) };
+  const koa = createApp(shared).callback();
+  if (!deps.records) return { listener: koa };
+  const hot = new HotLookup({ keys: deps.keys, records: deps.records, limiter: shared.keyLimiter, usage: shared.usage, now: deps.now, signer: deps.signer });
+  return {
+    hot,
+    listener: (req, res) => {
+      if (!hot.serve(req, res)) void koa(req, res);
+    },
+  };
+}
+
+/** A meter without a flush timer, for an app built without the server's. */
+function newUsageMeter(deps: AppDeps): UsageMeter {
+  return new UsageMeter({ store: deps.store, now: deps.now, flushIntervalMs: 0 });
 }
 
 export function createApp(deps: AppDeps): Koa {
@@ -75,7 +102,7 @@ export function createApp(deps: AppDeps): Koa {
     '/v1',
     requireApiKey(deps.keys, deps.signupUrl),
     enforceIpAllowlist(),
-    planLimits(new RateLimiter(deps.now ?? (() => new Date())), deps.usage ?? new UsageMeter({ store: deps.store, now: deps.now, flushIntervalMs: 0 })),
+    planLimits(deps.keyLimiter ?? new RateLimiter(deps.now ?? (() => new Date())), deps.usage ?? newUsageMeter(deps)),
   );
   reputationRoutes(router, deps);
   batchRoutes(router, deps);

@@ -7,7 +7,7 @@ import type { Config } from '../pipeline/config.ts';
 import type { Logger } from '../pipeline/log.ts';
 import { openStore, type Store } from '../pipeline/store/store.ts';
 import { loadApiKeyIndex, type ApiKeyIndex } from './accounts.ts';
-import { createApp } from './app.ts';
+import { createApiListener } from './app.ts';
 import { createApiServer } from './http-server.ts';
 import { loadOrCreateSigningKey, type ResponseSigner } from './security/signing.ts';
 import { createAdminApp } from './admin/app.ts';
@@ -30,6 +30,8 @@ export interface RunningServer {
   runs: RunLog;
   /** The API's cache of served reputation records (its counters are read by tests and the bench). */
   records: RecordCache;
+  /** How many lookups the hot path answered without Koa (read by tests and the bench). */
+  hotLookups(): number;
   close(): Promise<void>;
 }
 
@@ -70,13 +72,12 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const usage = new UsageMeter({ store, now: options.now, log: log.child('usage'), flushIntervalMs: options.usageFlushIntervalMs });
   const { staleAfterSeconds } = config;
   const records = new RecordCache(store, { size: config.recordCacheSize, status: (scoredAt, now) => scoreStatus(scoredAt, now, staleAfterSeconds) });
-  const api = createApiServer(
-    createApp({
-      store, keys, log, signupUrl: config.signupUrl, now: options.now, usage, redisUrl: config.redisUrl, signer, records, staleAfterSeconds,
-      proxy: { hops: config.trustProxyHops, ipHeader: config.proxyIpHeader },
-      ipRateLimits: { perMinute: config.ipRatePerMinute, perSecond: config.ipRatePerSecond },
-    }).callback(),
-  );
+  const { listener, hot } = createApiListener({
+    store, keys, log, signupUrl: config.signupUrl, now: options.now, usage, redisUrl: config.redisUrl, signer, records, staleAfterSeconds,
+    proxy: { hops: config.trustProxyHops, ipHeader: config.proxyIpHeader },
+    ipRateLimits: { perMinute: config.ipRatePerMinute, perSecond: config.ipRatePerSecond },
+  });
+  const api = createApiServer(listener);
   const adminToken = newSecret('adm_');
   const admin = http.createServer(createAdminApp({ store, config, log: log.child('admin'), keys, runs, jobs, usage }, adminToken).callback());
   // Node's default keep-alive would hold close() open for idle clients; 5 s is plenty locally.
@@ -107,6 +108,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     jobs,
     runs,
     records,
+    hotLookups: () => hot?.answered ?? 0,
     close: () =>
       (closing ??= (async () => {
         removeAdminFiles(config.dataDir);

@@ -59,6 +59,8 @@ export interface ServeStats {
   cache_entries: number;
   cache_hits: number;
   cache_misses: number;
+  /** Lookups answered by the hot path (api/reputation/hot-lookup.ts) rather than Koa. */
+  hot_lookups: number;
   /** CPU time of this process so far (user + system), microseconds. */
   cpu_us: number;
 }
@@ -113,7 +115,7 @@ async function serve(dataDir: string, settings: ServeSettings): Promise<void> {
 
   // The baselines: a bare Koa app in this same process answering a small JSON, or under
   // /bare-record/ a fixed record's JSON text (set once the data is open): the same bytes as a lookup.
-  let recordJson = '{}';
+  let recordJson: Buffer = Buffer.from('{}');
   const bare = new Koa();
   bare.use((ctx) => {
     if (ctx.path.startsWith('/bare-record/')) {
@@ -159,6 +161,7 @@ async function serve(dataDir: string, settings: ServeSettings): Promise<void> {
             cache_entries: server.records.entryCount,
             cache_hits: server.records.hits,
             cache_misses: server.records.misses,
+            hot_lookups: server.hotLookups(),
             cpu_us: cpu.user + cpu.system,
           } satisfies ServeStats;
         }

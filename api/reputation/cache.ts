@@ -16,8 +16,11 @@ export type ScoreStatus = 'scored' | 'stale';
 
 export interface CachedRecord {
   run: NewestRun;
-  /** The 2.7 record as sent; null when the chain filter leaves none of its chains (404). */
-  json: string | null;
+  /**
+   * The 2.7 record as sent, its JSON in UTF-8 (bytes, so no answer encodes it again); null when
+   * the chain filter leaves none of its chains (404).
+   */
+  json: Buffer | null;
   /** The record's score, for the view variant. */
   score: { value: number; grade: string };
   /** sql/score/records.sql's `view_facts` of the address. */
@@ -60,21 +63,34 @@ export class RecordCache {
   }
 
   get(key: string, now: Date): CachedRecord | undefined {
+    const hit = this.find(key, now);
+    if (hit === undefined) {
+      this.misses++;
+      return undefined;
+    }
+    this.touch(key, hit);
+    return hit;
+  }
+
+  /**
+   * The entry of `key` in the current generation, neither counted nor moved: for a caller that
+   * may still hand the request to get() (api/reputation/hot-lookup.ts), then touch() if it serves it.
+   */
+  find(key: string, now: Date): CachedRecord | undefined {
     if (this.size === 0) return undefined;
     this.followRun();
     if (this.scoredAt !== undefined) {
       const status = this.statusOf(this.scoredAt, now);
       if (status !== this.status) this.reset(this.runId, this.scoredAt, status);
     }
-    const hit = this.entries.get(key);
-    if (hit === undefined) {
-      this.misses++;
-      return undefined;
-    }
+    return this.entries.get(key);
+  }
+
+  /** Counts a hit on `entry` (found by find()) and makes it the most recently used. */
+  touch(key: string, entry: CachedRecord): void {
     this.hits++;
     this.entries.delete(key);
-    this.entries.set(key, hit);
-    return hit;
+    this.entries.set(key, entry);
   }
 
   /** Stores what was served for `key`, built with `status`, unless it belongs to another generation. */

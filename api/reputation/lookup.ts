@@ -44,8 +44,8 @@ export async function lookUpAddress(store: Store, address: string): Promise<Look
 }
 
 export type Served =
-  | ({ kind: 'record' } & CachedRecord & { json: string })
-  | { kind: 'known_unscored'; json: string };
+  | ({ kind: 'record' } & CachedRecord & { json: Buffer })
+  | { kind: 'known_unscored'; json: Buffer };
 
 /**
  * The 2.7 record of one address as the JSON text GET /v1/reputation and the batch endpoint serve,
@@ -65,13 +65,13 @@ export async function serveAddress(
   if (found.kind === 'unknown') {
     throw new ApiError('unknown_address', 'this address has not been indexed; POST /v1/assess to score it', { can_assess: true });
   }
-  if (found.kind === 'known_unscored') return { kind: 'known_unscored', json: JSON.stringify(knownUnscoredRecord(address, modelVersion, options.full)) };
+  if (found.kind === 'known_unscored') return { kind: 'known_unscored', json: Buffer.from(JSON.stringify(knownUnscoredRecord(address, modelVersion, options.full))) };
   // What this reader saw is committed: the cache may learn the run from it (no run yet in this process).
   publishNewestRun(store, found.run.runId);
   const record = servedRecord(found.stored, found.run, options);
   const entry: CachedRecord = {
     run: found.run,
-    json: record && JSON.stringify(record),
+    json: record && Buffer.from(JSON.stringify(record)),
     score: { value: record?.score.value, grade: record?.score.grade },
     viewFacts: found.stored.view_facts,
   };

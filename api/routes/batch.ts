@@ -55,7 +55,7 @@ export function batchRoutes(router: Router<AuthState>, deps: { store: Store; now
           }
           try {
             const served = await serveAddress(deps.store, valid.address, { full, now, chain, staleAfterSeconds: deps.staleAfterSeconds }, deps.records);
-            return { address: valid.address, status: 200, record: JSON.parse(served.json) as unknown };
+            return { address: valid.address, status: 200, record: JSON.parse(served.json.toString()) as unknown };
           } catch (err) {
             if (!(err instanceof ApiError)) throw err;
             return { address: valid.address, status: err.status, error: err.body().error };

@@ -63,9 +63,8 @@ export function reputationRoutes(router: Router<AuthState>, deps: { store: Store
     // The plan's cache TTL (or the enterprise account's own), for both shapes; errors are not cached.
     const cacheTtlSeconds = accountLimits(ctx.state.account).cacheTtlSeconds;
     if (served.kind === 'known_unscored' || !variant) {
-      // The record's JSON text as built once (and cached): sent as it is. The Content-Type spelled
-      // out is what ctx.type = 'json' sets, without its MIME table lookup per request.
-      ctx.set({ 'Cache-Control': `private, max-age=${cacheTtlSeconds}`, 'Content-Type': 'application/json; charset=utf-8' });
+      // The record's JSON text as built once (and cached): sent as it is.
+      ctx.set(recordHeaders(cacheTtlSeconds));
       ctx.body = served.json;
       return;
     }
@@ -83,4 +82,13 @@ export function reputationRoutes(router: Router<AuthState>, deps: { store: Store
       cacheTtlSeconds,
     });
   });
+}
+
+/**
+ * The headers of a 2.7 record answer besides the limits' (also sent by the hot path,
+ * api/reputation/hot-lookup.ts). The Content-Type spelled out is what ctx.type = 'json' sets,
+ * without its MIME table lookup per request.
+ */
+export function recordHeaders(cacheTtlSeconds: number): Record<string, string> {
+  return { 'Cache-Control': `private, max-age=${cacheTtlSeconds}`, 'Content-Type': 'application/json; charset=utf-8' };
 }

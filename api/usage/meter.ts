@@ -38,6 +38,21 @@ interface PendingCalls {
   calls: number;
 }
 
+type MeteredAccount = { accountId: string; plan: PlanName; overrides?: LimitOverrides | null };
+
+/** Calls to count on one account's counter, checked against its quota (`limit`, null = none). */
+export interface Charge {
+  counter: Counter;
+  account: MeteredAccount;
+  calls: number;
+  limit: number | null;
+}
+
+/** Whether the charge passes the quota of a plan that stops there (free); other plans count overage. */
+function refuses({ counter, account, calls, limit }: Charge): boolean {
+  return limit !== null && quotaIsHardStop(planOf(account.plan)) && counter.used + calls > limit;
+}
+
 export interface QuotaState {
   limit: number;
   used: number;
@@ -87,28 +102,39 @@ export class UsageMeter {
    * its plan stops at the quota and the calls do not fit (a batch is refused whole). Returns the
    * quota after counting, or null for plans without one.
    */
-  async count(account: { accountId: string; plan: PlanName; overrides?: LimitOverrides | null }, calls: number): Promise<QuotaState | null> {
+  async count(account: MeteredAccount, calls: number): Promise<QuotaState | null> {
     if (this.closed) throw new ApiError('unavailable', 'the server is shutting down');
-    const plan = planOf(account.plan);
     const now = this.now();
-    let counter = this.current.get(account.accountId);
-    // A clock moved backwards (tests do) falls back to the lookup as well.
-    if (counter === undefined || now.getTime() < counter.startMs || now.getTime() >= counter.endMs) {
-      const cycle = cycleAt(await this.accountCreatedAt(account.accountId), now);
-      counter = await this.counter(account.accountId, cycle);
-      this.current.set(account.accountId, counter);
-    }
+    const counter = this.currentCounter(account.accountId, now) ?? (await this.loadCurrentCounter(account.accountId, now));
     // From here to the increment nothing awaits, so concurrent requests cannot both take the last call.
-    const limit = accountLimits(account).includedCalls;
-    if (limit !== null && quotaIsHardStop(plan) && counter.used + calls > limit) {
-      const quota: QuotaState = { limit, used: counter.used, reset: counter.reset };
+    const charge: Charge = { counter, account, calls, limit: accountLimits(account).includedCalls };
+    if (refuses(charge)) {
+      const quota: QuotaState = { limit: charge.limit!, used: counter.used, reset: counter.reset };
       throw new ApiError(
         'quota_exceeded',
-        `the ${plan.name} plan includes ${limit} calls per billing cycle and ${counter.used} are used; the quota resets at ${quota.reset}. Do not retry before then, or upgrade.`,
+        `the ${account.plan} plan includes ${quota.limit} calls per billing cycle and ${counter.used} are used; the quota resets at ${quota.reset}. Do not retry before then, or upgrade.`,
         {},
         quotaHeaders(quota),
       );
     }
+    return this.commit(charge);
+  }
+
+  /**
+   * count() for a caller that must not await (api/reputation/hot-lookup.ts): the charge of
+   * `calls` as it would be accepted now, for commit() before anything else runs; undefined when
+   * count() would have to load the cycle's counter or would refuse, so the caller leaves it to count().
+   */
+  prepare(account: MeteredAccount, calls: number): Charge | undefined {
+    if (this.closed) return undefined;
+    const counter = this.currentCounter(account.accountId, this.now());
+    if (counter === undefined) return undefined;
+    const charge: Charge = { counter, account, calls, limit: accountLimits(account).includedCalls };
+    return refuses(charge) ? undefined : charge;
+  }
+
+  /** Counts an accepted charge; the quota after it, or null for plans without one. */
+  commit({ counter, account, calls, limit }: Charge): QuotaState | null {
     counter.used += calls;
     const pending = this.pending.get(counter);
     if (pending) {
@@ -116,6 +142,19 @@ export class UsageMeter {
       pending.plan = account.plan;
     } else this.pending.set(counter, { counter, plan: account.plan, calls });
     return limit === null ? null : { limit, used: counter.used, reset: counter.reset };
+  }
+
+  /** The account's counter when the clock is still inside the cycle it was last counted in. */
+  private currentCounter(accountId: string, now: Date): Counter | undefined {
+    const counter = this.current.get(accountId);
+    // A clock moved backwards (tests do) falls back to the lookup as well.
+    return counter !== undefined && now.getTime() >= counter.startMs && now.getTime() < counter.endMs ? counter : undefined;
+  }
+
+  private async loadCurrentCounter(accountId: string, now: Date): Promise<Counter> {
+    const counter = await this.counter(accountId, cycleAt(await this.accountCreatedAt(accountId), now));
+    this.current.set(accountId, counter);
+    return counter;
   }
 
   /** Writes the counts gathered since the last flush; resolves once they committed. */

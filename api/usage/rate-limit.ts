@@ -80,11 +80,7 @@ export function rateLimit(limiter: RateLimiter): Middleware<AuthState> {
 
 /** Sets the X-RateLimit-* headers of `d`; throws 429 rate_limited with Retry-After when it refused. */
 export function enforceRate(ctx: Context, d: RateDecision, whose: string): void {
-  const headers: Record<string, string> = {
-    'X-RateLimit-Limit': String(d.limit),
-    'X-RateLimit-Remaining': String(d.remaining),
-    'X-RateLimit-Reset': String(Math.ceil(d.resetMs / 1_000)),
-  };
+  const headers = rateLimitHeaders(d);
   ctx.set(headers);
   if (!d.allowed) {
     const per = d.window === 'second' ? `${d.limit} per second` : `${d.limit} per minute`;
@@ -93,4 +89,12 @@ export function enforceRate(ctx: Context, d: RateDecision, whose: string): void 
       'Retry-After': String(d.retryAfterSeconds),
     });
   }
+}
+
+export function rateLimitHeaders(d: RateDecision): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(d.limit),
+    'X-RateLimit-Remaining': String(d.remaining),
+    'X-RateLimit-Reset': String(Math.ceil(d.resetMs / 1_000)),
+  };
 }

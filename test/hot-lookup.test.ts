@@ -1,0 +1,201 @@
+// The hot path of cached lookups (api/reputation/hot-lookup.ts), over HTTP: it answers exactly
+// what the Koa route answers (the same headers in the same order, the same body), counts like it,
+// and hands every request that is not its common case to Koa, having counted nothing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import path from 'node:path';
+import { loadConfig } from '../pipeline/config.ts';
+import { silentLogger } from '../pipeline/log.ts';
+import { startServer, type RunningServer } from '../api/server.ts';
+import { createAccount } from '../api/accounts.ts';
+import { changeIpAllowlist, compileAllowlist } from '../api/security/ip-allowlist.ts';
+import { cycleAt } from '../api/usage/cycle.ts';
+import { sha256Hex } from '../api/secrets.ts';
+import { importFile } from '../pipeline/import/import-file.ts';
+import type { PlanName } from '../api/plans.ts';
+import { repoRoot } from './helpers/cli.ts';
+import { tempDataDir } from './helpers/temp.ts';
+
+// From test/fixtures/import/transfers.csv: each scored by the run.
+const payee = '0x74f29ee5e3abd86b4d83a8f41eb26857e5ceef0c';
+const payer = '0x55fb6e92683190f4cade79f1b676ed77b599fbed';
+
+interface Answer {
+  status: number;
+  /** Header names and values in the order sent. */
+  headers: [string, string][];
+  body: string;
+}
+
+describe('hot path of cached lookups', () => {
+  const dataDir = tempDataDir('hot-lookup');
+  let server: RunningServer;
+  let now = new Date();
+
+  beforeAll(async () => {
+    server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0' }), silentLogger, { now: () => now });
+    await importFile({ store: server.store, log: silentLogger }, { file: path.join(repoRoot, 'test/fixtures/import/transfers.csv'), kind: 'transfers', onBadRows: 'skip' });
+    await (await server.jobs.run('score', {})).done;
+    const [run] = await server.store.read(`SELECT epoch_ms(scored_at) AS ms FROM scoring_runs ORDER BY run_id DESC LIMIT 1`);
+    // Ten seconds into a minute, so the one-second steps below stay in one rate limit window.
+    now = new Date(Math.floor(Number(run!.ms) / 60_000) * 60_000 + 70_000);
+  }, 60_000);
+  afterAll(() => server?.close());
+
+  const account = (plan: PlanName) => createAccount(server.store, { plan }, server.keys);
+  const tick = () => (now = new Date(now.getTime() + 1_000));
+  const get = (target: string, headers: Record<string, string>, method = 'GET') =>
+    new Promise<Answer>((resolve, reject) => {
+      const req = http.request(`${server.url}${target}`, { method, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const pairs: [string, string][] = [];
+          for (let i = 0; i < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i]!, res.rawHeaders[i + 1]!]);
+          resolve({ status: res.statusCode!, headers: pairs, body: Buffer.concat(chunks).toString() });
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  const lookup = (key: string | undefined, target = `/v1/reputation/${payee}`, method = 'GET') => get(target, key === undefined ? {} : { 'X-API-Key': key }, method);
+  const header = (answer: Answer, name: string) => answer.headers.find(([n]) => n.toLowerCase() === name.toLowerCase())?.[1];
+  /** `answer` of `request`, and whether the hot path (not Koa) answered it. */
+  const answeredBy = async (request: () => Promise<Answer>) => {
+    const before = server.hotLookups();
+    const answer = await request();
+    return { answer, hot: server.hotLookups() - before === 1 };
+  };
+
+  it('answers a cached lookup with the Koa route’s headers, in order, and body, for each plan shape', async () => {
+    for (const plan of ['free', 'scale'] as const) {
+      const { api_key } = await account(plan);
+      tick();
+      const miss = await answeredBy(() => lookup(api_key));
+      tick();
+      const hit = await answeredBy(() => lookup(api_key));
+      expect([miss.hot, hit.hot]).toEqual([false, true]);
+      expect(hit.answer.status).toBe(200);
+      expect(hit.answer.body).toBe(miss.answer.body);
+      expect(hit.answer.headers.map(([name]) => name)).toEqual(miss.answer.headers.map(([name]) => name));
+      const names = miss.answer.headers.map(([name]) => name);
+      expect(names).toEqual([
+        'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Quota-Limit', 'X-Quota-Used', 'X-Quota-Reset',
+        'Cache-Control', 'Content-Type', 'Content-Length', 'Date', 'Connection', 'Keep-Alive',
+      ]);
+      // The same values but for what moves with each request.
+      for (const [name, value] of miss.answer.headers) {
+        const hot = header(hit.answer, name)!;
+        if (name === 'X-Request-Id') expect([value, hot].every((id) => /^req_/.test(id)) && value !== hot).toBe(true);
+        else if (name === 'X-RateLimit-Remaining') expect(Number(hot)).toBe(Number(value) - 1);
+        else if (name === 'X-Quota-Used') expect(Number(hot)).toBe(Number(value) + 1);
+        else if (name !== 'Date') expect(`${name}: ${hot}`).toBe(`${name}: ${value}`);
+      }
+      // The free shape is the redacted record, the paid one the full.
+      expect(JSON.parse(hit.answer.body).subject === undefined).toBe(plan === 'free');
+    }
+  });
+
+  it('serves any spelling of an address the route accepts: a checksummed one is the lower-case record', async () => {
+    const { api_key } = await account('scale');
+    tick();
+    const lower = await lookup(api_key);
+    tick();
+    const mixed = await answeredBy(() => lookup(api_key, `/v1/reputation/0x74F29Ee5E3abd86b4d83A8F41eb26857E5ceef0c`));
+    expect(mixed.hot).toBe(true);
+    expect(mixed.answer.body).toBe(lower.body);
+  });
+
+  it('hands every other request to Koa, which answers it as before', async () => {
+    const { api_key } = await account('scale');
+    tick();
+    await lookup(api_key); // loads the account's usage counter and caches the record
+    const enterprise = await account('enterprise');
+    const blocked = await account('enterprise');
+    const [change] = await changeIpAllowlist(server.store, { accountId: blocked.id }, ['203.0.113.0/24']);
+    server.keys.setIpAllowlist(change!.key_id, change!.allowlist);
+    // Only enterprise keys hold allowlists, and their answers are signed (Koa's) anyway: an
+    // allowlist on an unsigned key in the index, set once its counter is loaded, checks the hot
+    // path's own test of it.
+    const unsignedBlocked = await account('scale');
+    tick();
+    await lookup(unsignedBlocked.api_key);
+    const unsigned = server.keys.verify(unsignedBlocked.api_key);
+    if (unsigned.valid) server.keys.add(sha256Hex(unsignedBlocked.api_key), { ...unsigned.owner, ipAllowlist: compileAllowlist(['203.0.113.0/24']) });
+    // Cancelled once its counter is loaded, so only the status check keeps it from the hot path.
+    const cancelled = await account('starter');
+    tick();
+    await lookup(cancelled.api_key);
+    const verified = server.keys.verify(cancelled.api_key);
+    if (verified.valid) server.keys.add(sha256Hex(cancelled.api_key), { ...verified.owner, status: 'cancelled' });
+    const cases: [string, () => Promise<Answer>, (answer: Answer) => void][] = [
+      ['a query', () => lookup(api_key, `/v1/reputation/${payee}?chain=base`), (a) => expect(JSON.parse(a.body).chains).toHaveLength(1)],
+      ['the view variant', () => lookup(api_key, `/v1/reputation/${payee}?view=summary`), (a) => expect(JSON.parse(a.body).grade).toMatch(/^[A-F]$/)],
+      ['a trailing slash', () => lookup(api_key, `/v1/reputation/${payee}/`), (a) => expect(a.status).toBe(200)],
+      ['an escaped path', () => lookup(api_key, `/v1/reputation/%30x${payee.slice(2)}`), (a) => expect(a.status).toBe(200)],
+      ['another case of the path', () => lookup(api_key, `/V1/Reputation/${payee}`), (a) => expect(a.status).toBe(200)],
+      ['HEAD', () => lookup(api_key, undefined, 'HEAD'), (a) => expect([a.status, a.body, header(a, 'Content-Length')]).toEqual([200, '', expect.any(String)])],
+      ['no key', () => lookup(undefined), (a) => expect([a.status, JSON.parse(a.body).error.code]).toEqual([401, 'signup_required'])],
+      ['an unknown key', () => lookup('rpk_unknown'), (a) => expect([a.status, JSON.parse(a.body).error.code]).toEqual([401, 'signup_required'])],
+      ['a cancelled account', () => lookup(cancelled.api_key), (a) => expect([a.status, JSON.parse(a.body).error.code]).toEqual([403, 'account_cancelled'])],
+      ['an IP allowlist', () => lookup(blocked.api_key), (a) => expect([a.status, JSON.parse(a.body).error.code]).toEqual([403, 'ip_not_allowed'])],
+      ['an IP allowlist on an unsigned key', () => lookup(unsignedBlocked.api_key), (a) => expect([a.status, JSON.parse(a.body).error.code]).toEqual([403, 'ip_not_allowed'])],
+      ['signed responses', () => lookup(enterprise.api_key), (a) => expect([a.status, header(a, 'X-Signature')]).toEqual([200, expect.any(String)])],
+      ['an address not cached', () => lookup(api_key, `/v1/reputation/${payer}`), (a) => expect(JSON.parse(a.body).subject.address).toBe(payer)],
+      ['an invalid address', () => lookup(api_key, '/v1/reputation/0x1234'), (a) => expect([a.status, JSON.parse(a.body).error.code]).toEqual([400, 'invalid_address'])],
+    ];
+    const seen: string[] = [];
+    for (const [name, request, check] of cases) {
+      tick();
+      const { answer, hot } = await answeredBy(request);
+      seen.push(`${name}: ${hot ? 'hot path' : 'Koa'}`);
+      check(answer);
+    }
+    expect(seen).toEqual(cases.map(([name]) => `${name}: Koa`));
+    // The enterprise key's counter is loaded now, yet its answers stay signed: still Koa.
+    tick();
+    expect(await answeredBy(() => lookup(enterprise.api_key))).toMatchObject({ hot: false, answer: { status: 200 } });
+    // The address Koa just cached is a hit for the hot path.
+    tick();
+    expect(await answeredBy(() => lookup(api_key, `/v1/reputation/${payer}`))).toMatchObject({ hot: true, answer: { status: 200 } });
+  });
+
+  it('counts one call per lookup whichever path answers, and leaves refusals to Koa without counting them', async () => {
+    const { id, api_key } = await account('free');
+    const [created] = await server.store.read(`SELECT epoch_ms(created_at) AS ms FROM accounts WHERE id = $1`, [id]);
+    const cycle = cycleAt(new Date(Number(created!.ms)), now);
+    await server.store.write((tx) =>
+      tx.run(`INSERT INTO usage_counts VALUES ($1, 'free', make_timestamp($2::BIGINT * 1000), make_timestamp($3::BIGINT * 1000), 4996, utc_now())`, [
+        id,
+        String(cycle.start.getTime()),
+        String(cycle.end.getTime()),
+      ]),
+    );
+    const seen: string[] = [];
+    const step = async (request: () => Promise<Answer>) => {
+      const { answer, hot } = await answeredBy(request);
+      const code = answer.status === 200 ? 'ok' : JSON.parse(answer.body).error.code;
+      seen.push(`${hot ? 'hot' : 'Koa'} ${answer.status} ${code} used ${header(answer, 'X-Quota-Used')} remaining ${header(answer, 'X-RateLimit-Remaining')}`);
+    };
+    tick();
+    await step(() => lookup(api_key)); // Koa: the cycle's counter is loaded
+    await step(() => lookup(api_key)); // the same second: the free plan's 1 per second refuses
+    tick();
+    await step(() => lookup(api_key));
+    tick();
+    await step(() => lookup(api_key, `/v1/reputation/${payee}?chain=base`));
+    tick();
+    await step(() => lookup(api_key)); // the 5,000th call
+    tick();
+    await step(() => lookup(api_key)); // past the free quota
+    expect(seen).toEqual([
+      'Koa 200 ok used 4997 remaining 59',
+      'Koa 429 rate_limited used undefined remaining 0',
+      'hot 200 ok used 4998 remaining 58',
+      'Koa 200 ok used 4999 remaining 57',
+      'hot 200 ok used 5000 remaining 56',
+      // Koa takes the rate limit before it counts the call (as for any refused call).
+      'Koa 429 quota_exceeded used 5000 remaining 55',
+    ]);
+  });
+});
