@@ -9,6 +9,8 @@ import { startServer, type RunningServer } from '../api/server.ts';
 import { createAccount } from '../api/accounts.ts';
 import { accountLimits } from '../api/usage/limits.ts';
 import { cycleAt } from '../api/usage/cycle.ts';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { applyMigrations, listMigrations } from '../pipeline/store/migrations.ts';
 import { cliEnv, runCli } from './helpers/cli.ts';
 import { tempDataDir } from './helpers/temp.ts';
 
@@ -114,6 +116,46 @@ describe('enterprise custom limits', () => {
     expect((await limits(['--account', 'acc_nope'])).stderr).toContain('no account acc_nope');
     for (const bad of [['--rate-per-minute', '0'], ['--cache-ttl', '86401'], ['--rate-per-second', 'fast']]) {
       expect((await limits(['--account', starter.id, ...bad])).code, bad.join(' ')).toBe(2);
+    }
+  });
+
+  it('a closed cycle is billed by the included calls of its time, not by an override set later', async () => {
+    const { id, api_key } = await createAccount(server.store, { plan: 'enterprise' }, server.keys);
+    expect((await limits(['--account', id, '--quota', '2'])).code).toBe(0);
+    const [created] = await server.store.read(`SELECT epoch_ms(created_at) AS ms FROM accounts WHERE id = $1`, [id]);
+    const first = cycleAt(new Date(Number(created!.ms)), now);
+    now = new Date(now.getTime() + 60_000);
+    for (const used of ['1', '2', '3']) expect((await lookup(api_key)).used).toBe(used);
+    // A month on, the contract gives the account 10 calls per cycle.
+    now = new Date(first.end.getTime() + 5_000);
+    expect((await limits(['--account', id, '--quota', '10'])).code).toBe(0);
+    expect(await lookup(api_key)).toMatchObject({ quota: '10', used: '1' });
+    const report = JSON.parse((await runCli(['usage', '--account', id, '--json'], env)).stdout.trim().split('\n').at(-1)!);
+    expect(report.past).toEqual([
+      { cycle_start: first.start.toISOString(), cycle_end: first.end.toISOString(), status: 'closed', plan: 'enterprise', calls: 3, included: 2, overage_calls: 1, overage_usd: null },
+    ]);
+    expect(report.current).toMatchObject({ status: 'open', calls: 1, included: 10, overage_calls: 0 });
+  });
+
+  it('migration 023 gives the counts made before it the override they were billed by until then', async () => {
+    const instance = await DuckDBInstance.create(':memory:');
+    const conn = await instance.connect();
+    try {
+      const migrations = listMigrations();
+      await applyMigrations(conn, migrations.filter((m) => m.version < 23));
+      await conn.run(`INSERT INTO accounts (id, name, plan, status, created_at, included_calls) VALUES ('acc_a', NULL, 'enterprise', 'active', TIMESTAMP '2026-01-01', 7), ('acc_b', NULL, 'enterprise', 'active', TIMESTAMP '2026-01-01', NULL)`);
+      for (const account of ['acc_a', 'acc_b']) {
+        await conn.run(`INSERT INTO usage_counts VALUES ('${account}', 'enterprise', TIMESTAMP '2026-01-01', TIMESTAMP '2026-02-01', 5, TIMESTAMP '2026-01-02')`);
+      }
+      expect(await applyMigrations(conn, migrations)).toContain(23);
+      const rows = (await conn.runAndReadAll(`SELECT account_id, included_calls_override FROM usage_counts ORDER BY account_id`)).getRowObjectsJson();
+      expect(rows).toEqual([
+        { account_id: 'acc_a', included_calls_override: '7' },
+        { account_id: 'acc_b', included_calls_override: null },
+      ]);
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
     }
   });
 

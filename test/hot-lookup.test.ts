@@ -165,7 +165,7 @@ describe('hot path of cached lookups', () => {
     const [created] = await server.store.read(`SELECT epoch_ms(created_at) AS ms FROM accounts WHERE id = $1`, [id]);
     const cycle = cycleAt(new Date(Number(created!.ms)), now);
     await server.store.write((tx) =>
-      tx.run(`INSERT INTO usage_counts VALUES ($1, 'free', make_timestamp($2::BIGINT * 1000), make_timestamp($3::BIGINT * 1000), 4996, utc_now())`, [
+      tx.run(`INSERT INTO usage_counts (account_id, plan, cycle_start, cycle_end, calls, flushed_at) VALUES ($1, 'free', make_timestamp($2::BIGINT * 1000), make_timestamp($3::BIGINT * 1000), 4996, utc_now())`, [
         id,
         String(cycle.start.getTime()),
         String(cycle.end.getTime()),

@@ -54,7 +54,7 @@ describe('plans, limits and usage over HTTP', () => {
   };
   const seedUsage = (id: string, plan: PlanName, start: Date, end: Date, calls: number) =>
     server.store.write((tx) =>
-      tx.run(`INSERT INTO usage_counts VALUES ($1, $2, make_timestamp($3::BIGINT * 1000), make_timestamp($4::BIGINT * 1000), $5::BIGINT, utc_now())`, [
+      tx.run(`INSERT INTO usage_counts (account_id, plan, cycle_start, cycle_end, calls, flushed_at) VALUES ($1, $2, make_timestamp($3::BIGINT * 1000), make_timestamp($4::BIGINT * 1000), $5::BIGINT, utc_now())`, [
         id,
         plan,
         String(start.getTime()),

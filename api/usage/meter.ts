@@ -34,7 +34,9 @@ interface Counter {
 
 interface PendingCalls {
   counter: Counter;
+  /** The account's plan and own included calls when the calls were last counted (what bills them). */
   plan: PlanName;
+  includedCallsOverride: number | null;
   calls: number;
 }
 
@@ -137,10 +139,12 @@ export class UsageMeter {
   commit({ counter, account, calls, limit }: Charge): QuotaState | null {
     counter.used += calls;
     const pending = this.pending.get(counter);
+    const includedCallsOverride = account.overrides?.includedCalls ?? null;
     if (pending) {
       pending.calls += calls;
       pending.plan = account.plan;
-    } else this.pending.set(counter, { counter, plan: account.plan, calls });
+      pending.includedCallsOverride = includedCallsOverride;
+    } else this.pending.set(counter, { counter, plan: account.plan, includedCallsOverride, calls });
     return limit === null ? null : { limit, used: counter.used, reset: counter.reset };
   }
 
@@ -165,9 +169,12 @@ export class UsageMeter {
       const batch = [...this.pending.values()];
       this.pending = new Map();
       try {
-        const values = batch.map((_, i) => `($${i * 5 + 1}, $${i * 5 + 2}, make_timestamp($${i * 5 + 3}::BIGINT * 1000), make_timestamp($${i * 5 + 4}::BIGINT * 1000), $${i * 5 + 5}::BIGINT, utc_now())`);
-        const params = batch.flatMap((p) => [p.counter.accountId, p.plan, String(p.counter.startMs), String(p.counter.endMs), String(p.calls)]);
-        await this.store.write((tx) => tx.run(`INSERT INTO usage_counts VALUES ${values.join(', ')}`, params));
+        const n = 6;
+        const values = batch.map((_, i) => `($${i * n + 1}, $${i * n + 2}, make_timestamp($${i * n + 3}::BIGINT * 1000), make_timestamp($${i * n + 4}::BIGINT * 1000), $${i * n + 5}::BIGINT, $${i * n + 6}::BIGINT, utc_now())`);
+        const params = batch.flatMap((p) => [p.counter.accountId, p.plan, String(p.counter.startMs), String(p.counter.endMs), String(p.calls), p.includedCallsOverride === null ? null : String(p.includedCallsOverride)]);
+        await this.store.write((tx) =>
+          tx.run(`INSERT INTO usage_counts (account_id, plan, cycle_start, cycle_end, calls, included_calls_override, flushed_at) VALUES ${values.join(', ')}`, params),
+        );
       } catch (err) {
         // Put the counts back (merged with anything counted meanwhile) for the next flush.
         for (const p of batch) {

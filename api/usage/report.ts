@@ -1,11 +1,11 @@
 // `reputation usage --account ID` (admin operation usage.show): the account's billing cycles with
 // the calls counted, the included calls, and the overage. The current cycle is `open` (its overage
-// so far); an ended cycle is `closed` and its overage is what the cycle end bills. An enterprise
-// account's own included calls (api/usage/limits.ts) apply to all its cycles, past ones too: the
-// override is kept as it is now, without history.
+// so far); an ended cycle is `closed` and its overage is what the cycle end bills. A cycle is
+// billed by the plan and, on enterprise, the account's own included calls (api/usage/limits.ts)
+// in force when its calls were last counted; the open cycle by those in force now.
 import type { Store } from '../../pipeline/store/store.ts';
 import { isPlanName, planOf, type PlanName } from '../plans.ts';
-import { accountLimits, overrideColumns, overridesOf } from './limits.ts';
+import { accountLimits, noOverrides, overrideColumns, overridesOf, type LimitOverrides } from './limits.ts';
 import { cycleAt } from './cycle.ts';
 
 export interface CycleUsage {
@@ -61,17 +61,18 @@ export async function usageReport(store: Store, accountId: string, now: Date): P
   const plan = String(account.plan);
   if (!isPlanName(plan)) throw new Error(`account ${accountId} has an unknown plan ${plan}`);
   const rows = await store.read(
-    `SELECT epoch_ms(cycle_start) AS start_ms, epoch_ms(cycle_end) AS end_ms, sum(calls)::BIGINT AS calls, arg_max(plan, flushed_at) AS plan
+    `SELECT epoch_ms(cycle_start) AS start_ms, epoch_ms(cycle_end) AS end_ms, sum(calls)::BIGINT AS calls, arg_max(plan, flushed_at) AS plan,
+            arg_max_null(included_calls_override, flushed_at) AS included_calls_override
        FROM usage_counts WHERE account_id = $1 GROUP BY cycle_start, cycle_end ORDER BY cycle_start DESC`,
     [accountId],
   );
   const current = cycleAt(new Date(Number(account.created_ms)), now);
-  const overrides = overridesOf(account);
-  const usage = (cyclePlan: PlanName, start: Date, end: Date, calls: number) =>
+  const usage = (cyclePlan: PlanName, overrides: LimitOverrides | null, start: Date, end: Date, calls: number) =>
     cycleUsage(cyclePlan, start, end, calls, now, accountLimits({ plan: cyclePlan, overrides }).includedCalls);
   const row = (r: (typeof rows)[number]) => {
     const rowPlan = String(r.plan);
-    return usage(isPlanName(rowPlan) ? rowPlan : plan, new Date(Number(r.start_ms)), new Date(Number(r.end_ms)), Number(r.calls));
+    const included = r.included_calls_override === null ? null : Number(r.included_calls_override);
+    return usage(isPlanName(rowPlan) ? rowPlan : plan, { ...noOverrides, includedCalls: included }, new Date(Number(r.start_ms)), new Date(Number(r.end_ms)), Number(r.calls));
   };
   const currentRow = rows.find((r) => Number(r.start_ms) === current.start.getTime());
   return {
@@ -79,7 +80,7 @@ export async function usageReport(store: Store, accountId: string, now: Date): P
     plan,
     status: String(account.status),
     // The current cycle is billed at the account's plan now.
-    current: usage(plan, current.start, current.end, currentRow ? Number(currentRow.calls) : 0),
+    current: usage(plan, overridesOf(account), current.start, current.end, currentRow ? Number(currentRow.calls) : 0),
     past: rows.filter((r) => Number(r.start_ms) < current.start.getTime()).map(row),
   };
 }
