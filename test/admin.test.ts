@@ -47,6 +47,15 @@ describe('admin endpoint', () => {
     expect(((await ok.json()) as { result: { plan: string } }).result.plan).toBe('scale');
   });
 
+  it('reads the body like the public API: 400 for bad JSON, 415 for another type, 413 past 1 MB, in the error format', async () => {
+    const send = (body: string, type = 'application/json') =>
+      fetch(`${server.adminUrl}/admin/operations/accounts.create`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': type }, body });
+    const answers = [await send('{"plan": "free"'), await send('plan=free', 'application/x-www-form-urlencoded'), await send(JSON.stringify({ plan: 'free', name: 'x'.repeat(1_100_000) }))];
+    const seen = await Promise.all(answers.map(async (res) => `${res.status} ${((await res.json()) as { error: { code: string } }).error.code}`));
+    expect(seen).toEqual(['400 bad_request', '415 unsupported_media_type', '413 payload_too_large']);
+    expect(await server.store.read('SELECT count(*)::INTEGER AS n FROM accounts')).toEqual([{ n: 1 }]);
+  });
+
   it('runs no SQL: analysts query the Parquet exports (reputation sql) instead', async () => {
     expect((await call('sql', { query: 'DELETE FROM accounts' })).status).toBe(404);
     expect(await server.store.read('SELECT count(*)::INTEGER AS n FROM accounts')).toEqual([{ n: 1 }]);
