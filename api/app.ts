@@ -65,7 +65,17 @@ export function createApiListener(deps: AppDeps): { listener: RequestListener; h
   return {
     hot,
     listener: (req, res) => {
-      if (!hot.serve(req, res)) void koa(req, res);
+      let answered: boolean;
+      try {
+        answered = hot.serve(req, res);
+      } catch (err) {
+        // A failure here must not take the process down: Koa answers (its error renderer, a 500
+        // for whatever made the hot path throw) unless this response already started.
+        deps.log.error('hot lookup failed; handed to Koa', { path: req.url, error: String((err as Error)?.stack ?? err) });
+        answered = res.headersSent;
+        if (answered) res.destroy();
+      }
+      if (!answered) void koa(req, res);
     },
   };
 }

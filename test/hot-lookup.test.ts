@@ -1,13 +1,14 @@
 // The hot path of cached lookups (api/reputation/hot-lookup.ts), over HTTP: it answers exactly
 // what the Koa route answers (the same headers in the same order, the same body), counts like it,
 // and hands every request that is not its common case to Koa, having counted nothing.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import path from 'node:path';
 import { loadConfig } from '../pipeline/config.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
-import { createAccount } from '../api/accounts.ts';
+import { createAccount, type KeyOwner } from '../api/accounts.ts';
+import { UsageMeter } from '../api/usage/meter.ts';
 import { changeIpAllowlist, compileAllowlist } from '../api/security/ip-allowlist.ts';
 import { cycleAt } from '../api/usage/cycle.ts';
 import { sha256Hex } from '../api/secrets.ts';
@@ -37,10 +38,12 @@ describe('hot path of cached lookups', () => {
     await importFile({ store: server.store, log: silentLogger }, { file: path.join(repoRoot, 'test/fixtures/import/transfers.csv'), kind: 'transfers', onBadRows: 'skip' });
     await (await server.jobs.run('score', {})).done;
     const [run] = await server.store.read(`SELECT epoch_ms(scored_at) AS ms FROM scoring_runs ORDER BY run_id DESC LIMIT 1`);
-    // Ten seconds into a minute, so the one-second steps below stay in one rate limit window.
-    now = new Date(Math.floor(Number(run!.ms) / 60_000) * 60_000 + 70_000);
+    now = new Date(Number(run!.ms));
   }, 60_000);
   afterAll(() => server?.close());
+  // Each test starts ten seconds into a minute, so its one-second steps stay in one rate limit window.
+  const nextMinute = () => (now = new Date(Math.ceil(now.getTime() / 60_000) * 60_000 + 10_000));
+  beforeEach(nextMinute);
 
   const account = (plan: PlanName) => createAccount(server.store, { plan }, server.keys);
   const tick = () => (now = new Date(now.getTime() + 1_000));
@@ -160,6 +163,34 @@ describe('hot path of cached lookups', () => {
     expect(await answeredBy(() => lookup(api_key, `/v1/reputation/${payer}`))).toMatchObject({ hot: true, answer: { status: 200 } });
   });
 
+  it('a failure inside it is handed to Koa, which answers 500 in the error format, and the server keeps serving', async () => {
+    const { api_key } = await account('scale');
+    tick();
+    await lookup(api_key);
+    const find = server.records.find;
+    server.records.find = () => {
+      throw new Error('injected fault');
+    };
+    try {
+      tick();
+      const failed = await answeredBy(() => lookup(api_key));
+      expect([failed.hot, failed.answer.status, JSON.parse(failed.answer.body).error.code]).toEqual([false, 500, 'internal_error']);
+    } finally {
+      server.records.find = find;
+    }
+    tick();
+    expect(await answeredBy(() => lookup(api_key))).toMatchObject({ hot: true, answer: { status: 200 } });
+  });
+
+  it('leaves a request to Koa once the usage meter is closed (a server stopping)', async () => {
+    const { accountId, ...owner } = (server.keys.verify((await account('scale')).api_key) as { owner: KeyOwner }).owner;
+    const meter = new UsageMeter({ store: server.store, now: () => now, flushIntervalMs: 0 });
+    await meter.count({ accountId, ...owner }, 1);
+    expect(meter.prepare({ accountId, ...owner }, 1)).toBeDefined();
+    await meter.close();
+    expect(meter.prepare({ accountId, ...owner }, 1)).toBeUndefined();
+  });
+
   it('counts one call per lookup whichever path answers, and leaves refusals to Koa without counting them', async () => {
     const { id, api_key } = await account('free');
     const [created] = await server.store.read(`SELECT epoch_ms(created_at) AS ms FROM accounts WHERE id = $1`, [id]);
@@ -179,7 +210,9 @@ describe('hot path of cached lookups', () => {
     };
     tick();
     await step(() => lookup(api_key)); // Koa: the cycle's counter is loaded
+    const hits = server.records.hits;
     await step(() => lookup(api_key)); // the same second: the free plan's 1 per second refuses
+    expect(server.records.hits).toBe(hits);
     tick();
     await step(() => lookup(api_key));
     tick();
@@ -197,5 +230,13 @@ describe('hot path of cached lookups', () => {
       // Koa takes the rate limit before it counts the call (as for any refused call).
       'Koa 429 quota_exceeded used 5000 remaining 55',
     ]);
+    // The next billing cycle: its counter is loaded by Koa, then the hot path counts on it.
+    seen.length = 0;
+    now = cycle.end;
+    nextMinute();
+    await step(() => lookup(api_key));
+    tick();
+    await step(() => lookup(api_key));
+    expect(seen).toEqual(['Koa 200 ok used 1 remaining 59', 'hot 200 ok used 2 remaining 58']);
   });
 });
