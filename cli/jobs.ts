@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../pipeline/config.ts';
 import type { Logger } from '../pipeline/log.ts';
 import { jobNames, type JobName } from '../jobs/definitions.ts';
-import { sourceNames } from '../pipeline/ingest/sources.ts';
+import { sourceNames } from '../pipeline/ingest/source-names.ts';
 import { readAdminEndpoint } from '../api/admin/files.ts';
 import { OperationInputError } from '../api/admin/operation-input-error.ts';
 import type { JobProgress } from '../jobs/run-log.ts';

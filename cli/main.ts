@@ -4,7 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../pipeline/config.ts';
 import { createLogger } from '../pipeline/log.ts';
 import { StoreLockedError, WalRecoveryError } from '../pipeline/store/errors.ts';
-import { ExportQueryError } from '../pipeline/export/query-exports.ts';
+import { ExportQueryError } from '../pipeline/export/export-query-error.ts';
 import { planNames } from '../api/plans.ts';
 import { OperationInputError } from '../api/admin/operation-input-error.ts';
 import { registerJobCommands } from './jobs.ts';

@@ -4,7 +4,6 @@ import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import type { Config } from '../pipeline/config.ts';
 import { exportedTables } from '../pipeline/export/tables.ts';
-import { queryLatestExport } from '../pipeline/export/query-exports.ts';
 import { formatRows } from './output.ts';
 import { UsageError } from './usage-error.ts';
 import { wholeNumber } from './whole-number.ts';
@@ -29,6 +28,8 @@ export function registerSqlCommand(program: Command, config: () => Config): void
     .option('--limit <rows>', 'at most this many rows', wholeNumber())
     .addHelpText('after', `\nViews, one per file of the export (columns: docs/analytics.md):\n${viewList}\n`)
     .action(async (query: string, opts: SqlOptions) => {
+      // Loaded here: DuckDB takes a while to load, which every other command would pay.
+      const { queryLatestExport } = await import('../pipeline/export/query-exports.ts');
       const dataDir = config().dataDir;
       if (opts.format === 'parquet') {
         if (!opts.out) throw new UsageError('--format parquet needs --out <file>');

@@ -1,7 +1,7 @@
 // The jobs the service runs, their inputs, their deterministic keys and the default schedule.
 import { z } from 'zod';
 import type { Config } from '../pipeline/config.ts';
-import { sourceNames } from '../pipeline/ingest/sources.ts';
+import { sourceNames } from '../pipeline/ingest/source-names.ts';
 
 const sourceName = z.enum(sourceNames);
 

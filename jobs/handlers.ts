@@ -6,7 +6,7 @@ import type { Logger } from '../pipeline/log.ts';
 import { ingestChain } from '../pipeline/ingest/ingest-chain.ts';
 import type { SourceResult } from '../pipeline/ingest/ingest-source.ts';
 import type { ChunkFetcher } from '../pipeline/ingest/fetch-chunk.ts';
-import type { SourceName } from '../pipeline/ingest/sources.ts';
+import type { SourceName } from '../pipeline/ingest/source-names.ts';
 import { runScoring } from '../pipeline/score/run.ts';
 import { parseAddress } from '../pipeline/address.ts';
 import { exportLatestRun } from '../pipeline/export/export-run.ts';

@@ -7,7 +7,7 @@ import type { Rpc } from '../../pipeline/chain/rpc.ts';
 import { RangeTooLargeError } from '../../pipeline/chain/rpc.ts';
 import { createChainRpc } from '../../pipeline/ingest/ingest-chain.ts';
 import { encodeChunk, localChunkFetcher } from '../../pipeline/ingest/fetch-chunk.ts';
-import type { SourceName } from '../../pipeline/ingest/sources.ts';
+import type { SourceName } from '../../pipeline/ingest/source-names.ts';
 import { queueNames, workerConnection } from './connection.ts';
 import type { FetchChunkJobData, FetchChunkJobResult } from './remote-fetcher.ts';
 

@@ -9,11 +9,7 @@ import path from 'node:path';
 import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { readRows, type Row } from '../store/rows.ts';
 import { readLatestExport, type RunExport } from './layout.ts';
-
-/** The user's query could not run (no export, refused, or DuckDB rejected it): one line for the user. */
-export class ExportQueryError extends Error {
-  override name = 'ExportQueryError';
-}
+import { ExportQueryError } from './export-query-error.ts';
 
 export const readOnlyRefusal = 'only read-only queries (SELECT, EXPLAIN) are allowed';
 

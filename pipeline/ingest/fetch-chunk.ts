@@ -4,7 +4,8 @@
 import type { Hash } from 'viem';
 import type { ChainConfig } from '../config.ts';
 import type { BlockInfo, Rpc } from '../chain/rpc.ts';
-import { sourcesFor, type DecodedLog, type EvmSource, type SourceName } from './sources.ts';
+import { sourcesFor, type DecodedLog, type EvmSource } from './sources.ts';
+import type { SourceName } from './source-names.ts';
 
 export interface Chunk {
   logs: DecodedLog[];

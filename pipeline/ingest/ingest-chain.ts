@@ -6,7 +6,8 @@ import type { Logger } from '../log.ts';
 import { createRpc, type Rpc } from '../chain/rpc.ts';
 import { ingestSource, type IngestProgress, type SourceResult } from './ingest-source.ts';
 import { rollBackReorg } from './reorg.ts';
-import { sourcesFor, type SourceName } from './sources.ts';
+import { sourcesFor } from './sources.ts';
+import type { SourceName } from './source-names.ts';
 import { localChunkFetcher, type ChunkFetcher } from './fetch-chunk.ts';
 
 export class ChainNotReachableError extends Error {

@@ -5,10 +5,8 @@ import { parseAbi, type AbiEvent, type Address, type Hash, type Log } from 'viem
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { ChainConfig } from '../config.ts';
 import type { BlockInfo } from '../chain/rpc.ts';
+import type { SourceName } from './source-names.ts';
 
-/** In ingestion order. */
-export const sourceNames = ['token', 'permit2', 'identity', 'reputation'] as const;
-export type SourceName = (typeof sourceNames)[number];
 
 export interface SourceTable {
   table: string;
