@@ -3,7 +3,7 @@
 // and updated after each committed write, so verification never waits on the database.
 import type { Store } from '../pipeline/store/store.ts';
 import { newId, newSecret, sha256Hex } from './secrets.ts';
-import type { PlanName } from './plans.ts';
+import { isPlanName, planNames, type PlanName } from './plans.ts';
 import { compileAllowlist, loadIpAllowlists, type IpAllowlist } from './security/ip-allowlist.ts';
 import { overrideColumns, overridesOf, type LimitOverrides } from './usage/limits.ts';
 
@@ -38,12 +38,24 @@ export interface ApiKeyIndex {
   setLimitOverrides(accountId: string, overrides: LimitOverrides | null): void;
 }
 
+export class UnknownPlanError extends Error {
+  override name = 'UnknownPlanError';
+}
+
 export async function loadApiKeyIndex(store: Store): Promise<ApiKeyIndex> {
   const rows = await store.read(
     `SELECT k.key_hash, k.id AS key_id, a.id AS account_id, a.plan, a.status, ${overrideColumns}
        FROM api_keys k JOIN accounts a ON a.id = k.account_id
       WHERE k.revoked_at IS NULL`,
   );
+  // Every rule of a request reads the plan (api/plans.ts): a plan this version does not know (a row
+  // edited by hand, or written by a newer version) would fail each of that account's requests, so
+  // the server refuses to start on it instead, naming the accounts.
+  const unknown = rows.filter((r) => !isPlanName(String(r.plan)));
+  if (unknown.length > 0) {
+    const listed = [...new Set(unknown.map((r) => `${String(r.account_id)} (plan "${String(r.plan)}")`))].join(', ');
+    throw new UnknownPlanError(`accounts with a plan this version does not know: ${listed}; known plans: ${planNames.join(', ')}. Correct those accounts rows, or run the version that wrote them.`);
+  }
   const byHash = new Map<string, KeyOwner>();
   const allowlists = await loadIpAllowlists(store);
   for (const r of rows) {

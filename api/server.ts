@@ -46,9 +46,10 @@ export interface ServerOptions {
 
 export async function startServer(config: Config, log: Logger, options: ServerOptions = {}): Promise<RunningServer> {
   const store = await openStore({ dataDir: config.dataDir, readConnections: config.readConnections });
-  const keys = await loadApiKeyIndex(store);
+  let keys: ApiKeyIndex;
   let signer: ResponseSigner;
   try {
+    keys = await loadApiKeyIndex(store);
     signer = loadOrCreateSigningKey(config.dataDir, log);
   } catch (err) {
     await store.close();
