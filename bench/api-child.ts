@@ -114,7 +114,7 @@ async function serve(dataDir: string, settings: ServeSettings): Promise<void> {
   const send = (message: unknown) => new Promise<void>((resolve, reject) => process.send!(message, (err: Error | null) => (err ? reject(err) : resolve())));
 
   // The baselines: a bare Koa app in this same process answering a small JSON, or under
-  // /bare-record/ a fixed record's JSON text (set once the data is open): the same bytes as a lookup.
+  // /bare-record/ a fixed record's JSON bytes (set once the data is open): the same bytes as a lookup.
   let recordJson: Buffer = Buffer.from('{}');
   const bare = new Koa();
   bare.use((ctx) => {

@@ -2,7 +2,7 @@
 // (bench/api-child.ts), every phase in the same run on the same machine:
 //
 //   bare      a bare Koa app (same child process) answering a small JSON: the baseline of the HTTP stack;
-//   bare_record  the same app answering one record's JSON text: the bytes of a lookup without its work;
+//   bare_record  the same app answering one record's JSON bytes: the bytes of a lookup without its work;
 //   cached    GET /v1/reputation/{address} with a valid key (auth, rate limit, quota, cached record)
 //             over a pool of scored addresses, the cache warmed first: target >= 0.8x bare (answered
 //             by the hot path, api/reputation/hot-lookup.ts, which shares the limits with Koa);

@@ -1,6 +1,6 @@
 // An in-memory LRU of served reputation records, so a repeated lookup skips the database and the
 // JSON work. An entry is what one (address, chain filter, shape) is served under the newest
-// scoring run: the 2.7 record as the JSON text sent, and what the 2.8 view variant builds on.
+// scoring run: the 2.7 record as the JSON bytes sent, and what the 2.8 view variant builds on.
 //
 // Everything in a served record that is not the address's own precomputed data comes from the
 // newest run (scored_at, updated_at) or from the clock through that run (status: scored, then

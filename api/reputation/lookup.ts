@@ -48,7 +48,7 @@ export type Served =
   | { kind: 'known_unscored'; json: Buffer };
 
 /**
- * The 2.7 record of one address as the JSON text GET /v1/reputation and the batch endpoint serve,
+ * The 2.7 record of one address as the UTF-8 JSON GET /v1/reputation and the batch endpoint serve,
  * from `cache` when it holds it; throws 404 `unknown_address` (with `can_assess`) when the address
  * is not indexed, or has no activity on the requested chain.
  */

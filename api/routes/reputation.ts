@@ -63,7 +63,7 @@ export function reputationRoutes(router: Router<AuthState>, deps: { store: Store
     // The plan's cache TTL (or the enterprise account's own), for both shapes; errors are not cached.
     const cacheTtlSeconds = accountLimits(ctx.state.account).cacheTtlSeconds;
     if (served.kind === 'known_unscored' || !variant) {
-      // The record's JSON text as built once (and cached): sent as it is.
+      // The record's JSON bytes as built once (and cached): sent as it is.
       ctx.set(recordHeaders(cacheTtlSeconds));
       ctx.body = served.json;
       return;
