@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { openStore } from '../pipeline/store/store.ts';
-import { listMigrations } from '../pipeline/store/migrations.ts';
+import { applyMigrations, listMigrations } from '../pipeline/store/migrations.ts';
 import { StoreLockedError, WalRecoveryError } from '../pipeline/store/errors.ts';
 import { repoRoot } from './helpers/cli.ts';
 import { tempDataDir } from './helpers/temp.ts';
@@ -27,6 +28,45 @@ describe('openStore', () => {
     const again = await openStore({ dataDir });
     expect(await again.read('SELECT count(*)::INTEGER AS n FROM schema_migrations')).toEqual([{ n: recorded.length }]);
     await again.close();
+  });
+
+  it('migration 024 keeps every row and index, and stores 128-bit integers uncompressed from then on', async () => {
+    const file = path.join(tempDataDir('migrate-024'), 'reputation.duckdb');
+    const instance = await DuckDBInstance.create(file);
+    const conn = await instance.connect();
+    const read = async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJson();
+    const hugeintCompressions = (table: string, column: string) =>
+      read(`SELECT DISTINCT compression FROM pragma_storage_info('${table}') WHERE column_name = '${column}' AND segment_type = 'HUGEINT' ORDER BY 1`);
+    try {
+      const migrations = listMigrations();
+      await applyMigrations(conn, migrations.filter((m) => m.version < 24));
+      // Agent ids and amounts of the shape bit-packing takes: small, and a full uint256-sized one.
+      const feedbackRows = `SELECT 'base', i, '0x' || i, 1, '0xreg', i % 500, '0xclient' || i, i, (i * 7)::HUGEINT * 1000000000000, 2, 'starred', '', '', '', ''
+                              FROM range(5000) t(i)`;
+      await conn.run(`INSERT INTO feedback ${feedbackRows}`);
+      await conn.run(`INSERT INTO feedback VALUES ('base', 1, '0xbig', 1, '0xreg', 170141183460469231731687303715884105727, '0xc', 1, -5, 0, '', '', '', '', '')`);
+      await conn.run(`INSERT INTO payment_pairs SELECT 'base', '0xp' || i, '0xq' || i, 1, 1, i * 1000, NULL, TIMESTAMP '2026-01-01', TIMESTAMP '2026-01-01', NULL, NULL FROM range(5000) t(i)`);
+      await conn.run('CHECKPOINT');
+      expect(await hugeintCompressions('feedback', 'agent_id')).toContainEqual({ compression: 'BitPacking' });
+      const before = await read('SELECT * FROM feedback ORDER BY block_number, agent_id');
+
+      expect(await applyMigrations(conn, migrations)).toContain(24);
+      expect(await read('SELECT * FROM feedback ORDER BY block_number, agent_id')).toEqual(before);
+      expect(await read(`SELECT sum(volume)::VARCHAR AS v, count(*)::INTEGER AS n FROM payment_pairs`)).toEqual([{ v: String(1000 * 4999 * 5000 / 2), n: 5000 }]);
+      expect(await read(`SELECT index_name FROM duckdb_indexes() WHERE table_name = 'agent_scores' ORDER BY 1`)).toEqual([
+        { index_name: 'agent_scores_agent_wallet' },
+        { index_name: 'agent_scores_owner' },
+      ]);
+      // Rows written later keep the column's setting.
+      await conn.run(`INSERT INTO feedback ${feedbackRows}`);
+      await conn.run('CHECKPOINT');
+      for (const [table, column] of [['feedback', 'agent_id'], ['feedback', 'value'], ['payment_pairs', 'volume']] as const) {
+        expect(await hugeintCompressions(table, column)).toEqual([{ compression: 'Uncompressed' }]);
+      }
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
   });
 
   it('names the PID that holds the database and what to do', async () => {
