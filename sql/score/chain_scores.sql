@@ -6,8 +6,14 @@ DELETE FROM chain_scores WHERE getvariable('is_full');
 DELETE FROM chain_scores WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses);
 
 INSERT INTO chain_scores
-WITH agents_now AS (  -- agent scores after this run's update, with their payment address
+WITH agent_pay_to AS (  -- agent scores after this run's update, with their payment address
   SELECT s.*, coalesce(s.agent_wallet, s.owner) AS pay_to FROM agent_scores s
+),
+agents_now AS (       -- those paid at or owned by an address in scope: the rest change no row here
+  SELECT * FROM agent_pay_to WHERE getvariable('is_full')
+  UNION ALL SELECT * FROM agent_pay_to
+   WHERE NOT getvariable('is_full')
+     AND (pay_to IN (SELECT address FROM scope_addresses) OR owner IN (SELECT address FROM scope_addresses))
 ),
 agent_addresses AS (  -- paid at or owning a registered agent
   SELECT chain, pay_to AS address FROM agents_now UNION SELECT chain, owner FROM agents_now

@@ -7,11 +7,13 @@ DELETE FROM address_feedback WHERE NOT getvariable('is_full') AND address IN (SE
 INSERT INTO address_feedback
 WITH agent_addresses AS (  -- the agents each address owns or is paid for
   SELECT owner AS address, chain, agent_id FROM agent_scores
-  UNION SELECT coalesce(agent_wallet, owner), chain, agent_id FROM agent_scores
+  UNION ALL SELECT agent_wallet, chain, agent_id FROM agent_scores WHERE agent_wallet <> owner
 ),
-related_agents AS (
-  SELECT * FROM agent_addresses WHERE getvariable('is_full')
-  UNION ALL SELECT * FROM agent_addresses WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses)
+related_agents AS (   -- with whether some client of the agent carries no weight: the record's
+                      -- sybil caveat (weights exist for the clients that left live ratings)
+  SELECT r.*, EXISTS (SELECT 1 FROM feedback_weights w WHERE w.chain = r.chain AND w.agent_id = r.agent_id AND w.weight = 0) AS unweighted
+    FROM (SELECT * FROM agent_addresses WHERE getvariable('is_full')
+          UNION ALL SELECT * FROM agent_addresses WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses)) r
 )
 SELECT (SELECT run_id FROM run_params), r.address,
        count(*)::INTEGER, count(DISTINCT f.client_address)::INTEGER,
@@ -19,8 +21,7 @@ SELECT (SELECT run_id FROM run_params), r.address,
        round(avg(f.rating) FILTER (f.tag_group = 'uptime'), 1),
        round(avg(f.rating) FILTER (f.tag_group = 'activity'), 1),
        max(f.given_at),
-       -- some of it carries no weight: the record's sybil caveat
-       bool_or((f.chain, f.agent_id, f.client_address) IN (SELECT (chain, agent_id, client_address) FROM feedback_weights WHERE weight = 0))
+       bool_or(r.unweighted)
   FROM related_agents r
   JOIN run_feedback f USING (chain, agent_id)
  GROUP BY r.address
