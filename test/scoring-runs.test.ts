@@ -197,4 +197,61 @@ describe('scoring runs over a simulated history', () => {
     const grades = Object.values(body.reputation.score_distribution as Record<string, number>).reduce((a, b) => a + b, 0);
     expect(grades).toBe(counts!.n);
   });
+
+  it('every stats body (v2, legacy x402 and erc8004) equals a count over the rows, in both stores', async () => {
+    const count = <T>(rows: T[], keep: (row: T) => boolean) => rows.filter(keep).length;
+    const by = <T>(rows: T[], key: (row: T) => string, keys: string[]) => Object.fromEntries(keys.map((k) => [k, count(rows, (r) => key(r) === k)]));
+    const round1 = (x: number) => Math.round(x * 10) / 10;
+    const grades = ['A', 'B', 'C', 'D', 'F'];
+    for (const store of [full, incremental]) {
+      const bodies = Object.fromEntries(
+        (await store.read(`SELECT name, body::VARCHAR AS body FROM run_stats WHERE run_id = (SELECT max(run_id) FROM run_stats)`)).map((r) => [r.name, JSON.parse(String(r.body))]),
+      );
+      type AddressRow = { entity_type: string; grade: string; score: number; payer: number; payee: number; verified_payer: number; verified_payee: number; known_agent: boolean };
+      const addresses = (await store.read(
+        `SELECT entity_type, grade, score, candidate_as_payer AS payer, candidate_as_payee AS payee, verified_as_payer AS verified_payer,
+                verified_as_payee AS verified_payee, is_known_erc8004_agent AS known_agent FROM address_scores`,
+      )) as AddressRow[];
+      const paid = addresses.filter((a) => a.payer + a.payee > 0);
+      const sum = (rows: AddressRow[], f: (r: AddressRow) => number) => rows.reduce((t, r) => t + f(r), 0);
+      expect(bodies.v2.reputation).toMatchObject({
+        scored_addresses: addresses.length,
+        entity_distribution: by(addresses, (a) => a.entity_type, ['agent', 'service', 'wallet', 'hybrid', 'unknown']),
+        score_distribution: by(addresses, (a) => a.grade, grades),
+      });
+      expect(bodies.v2.payments).toMatchObject({
+        addresses_with_candidate_payment_activity: paid.length,
+        addresses_with_verified_payment_activity: count(addresses, (a) => a.verified_payer + a.verified_payee > 0),
+        total_candidate_transactions: sum(addresses, (a) => a.payer),
+        total_verified_transactions: sum(addresses, (a) => a.verified_payer),
+      });
+      expect(bodies.x402).toMatchObject({
+        total_wallets: paid.length,
+        distribution: by(paid, (a) => a.grade, grades),
+        avg_score: round1(sum(paid, (a) => a.score) / paid.length),
+        max_score: Math.max(...paid.map((a) => a.score)),
+        min_score: Math.min(...paid.map((a) => a.score)),
+        wallets_as_payer: count(addresses, (a) => a.payer > 0),
+        wallets_as_payee: count(addresses, (a) => a.payee > 0),
+        wallets_both_roles: count(addresses, (a) => a.payer > 0 && a.payee > 0),
+        roles: by(paid, (a) => a.entity_type, ['agent', 'hybrid', 'service']),
+        identified_agents: count(paid, (a) => a.known_agent),
+      });
+      const agents = (await store.read('SELECT chain, grade, score, metadata_quality FROM agent_scores')) as { chain: string; grade: string; score: number; metadata_quality: string }[];
+      const agentGrades = by(agents, (a) => a.grade, grades);
+      expect(bodies.erc8004).toMatchObject({
+        total_agents: agents.length,
+        average_score: round1(agents.reduce((t, a) => t + a.score, 0) / agents.length),
+        max_score: Math.max(...agents.map((a) => a.score)),
+        min_score: Math.min(...agents.map((a) => a.score)),
+        grade_distribution: Object.fromEntries(grades.map((g) => [g, { count: agentGrades[g], pct: round1((100 * agentGrades[g]!) / agents.length) }])),
+        chains: { devnet: agents.length },
+      });
+      expect(bodies.v2.erc8004).toMatchObject({
+        known_agents: agents.length,
+        by_chain: { devnet: agents.length },
+        metadata_quality_distribution: by(agents, (a) => a.metadata_quality, ['real', 'placeholder', 'unknown']),
+      });
+    }
+  });
 });
