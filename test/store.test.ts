@@ -30,13 +30,13 @@ describe('openStore', () => {
     await again.close();
   });
 
-  it('migration 024 keeps every row and index, and stores 128-bit integers uncompressed from then on', async () => {
+  it('migration 024 keeps every row and index, and stores 128-bit integers and address keys uncompressed from then on', async () => {
     const file = path.join(tempDataDir('migrate-024'), 'reputation.duckdb');
     const instance = await DuckDBInstance.create(file);
     const conn = await instance.connect();
     const read = async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJson();
-    const hugeintCompressions = (table: string, column: string) =>
-      read(`SELECT DISTINCT compression FROM pragma_storage_info('${table}') WHERE column_name = '${column}' AND segment_type = 'HUGEINT' ORDER BY 1`);
+    const compressions = (table: string, column: string) =>
+      read(`SELECT DISTINCT compression FROM pragma_storage_info('${table}') WHERE column_name = '${column}' AND segment_type IN ('HUGEINT', 'VARCHAR') ORDER BY 1`);
     try {
       const migrations = listMigrations();
       await applyMigrations(conn, migrations.filter((m) => m.version < 24));
@@ -45,23 +45,27 @@ describe('openStore', () => {
                               FROM range(5000) t(i)`;
       await conn.run(`INSERT INTO feedback ${feedbackRows}`);
       await conn.run(`INSERT INTO feedback VALUES ('base', 1, '0xbig', 1, '0xreg', 170141183460469231731687303715884105727, '0xc', 1, -5, 0, '', '', '', '', '')`);
-      await conn.run(`INSERT INTO payment_pairs SELECT 'base', '0xp' || i, '0xq' || i, 1, 1, i * 1000, NULL, TIMESTAMP '2026-01-01', TIMESTAMP '2026-01-01', NULL, NULL FROM range(5000) t(i)`);
+      const pairRows = `SELECT 'base', '0x' || md5(i::VARCHAR)[:40], '0x' || md5((i + 1)::VARCHAR)[:40], 1, 1, i * 1000, NULL,
+                               TIMESTAMP '2026-01-01', TIMESTAMP '2026-01-01', NULL, NULL FROM range(50000) t(i)`;
+      await conn.run(`INSERT INTO payment_pairs ${pairRows}`);
       await conn.run('CHECKPOINT');
-      expect(await hugeintCompressions('feedback', 'agent_id')).toContainEqual({ compression: 'BitPacking' });
+      expect(await compressions('feedback', 'agent_id')).toContainEqual({ compression: 'BitPacking' });
+      expect(await compressions('payment_pairs', 'payer')).toContainEqual({ compression: 'FSST' });
       const before = await read('SELECT * FROM feedback ORDER BY block_number, agent_id');
 
       expect(await applyMigrations(conn, migrations)).toContain(24);
       expect(await read('SELECT * FROM feedback ORDER BY block_number, agent_id')).toEqual(before);
-      expect(await read(`SELECT sum(volume)::VARCHAR AS v, count(*)::INTEGER AS n FROM payment_pairs`)).toEqual([{ v: String(1000 * 4999 * 5000 / 2), n: 5000 }]);
+      expect(await read(`SELECT sum(volume)::VARCHAR AS v, count(*)::INTEGER AS n FROM payment_pairs`)).toEqual([{ v: String(1000 * 49999 * 50000 / 2), n: 50000 }]);
       expect(await read(`SELECT index_name FROM duckdb_indexes() WHERE table_name = 'agent_scores' ORDER BY 1`)).toEqual([
         { index_name: 'agent_scores_agent_wallet' },
         { index_name: 'agent_scores_owner' },
       ]);
       // Rows written later keep the column's setting.
       await conn.run(`INSERT INTO feedback ${feedbackRows}`);
+      await conn.run(`INSERT INTO payment_pairs ${pairRows}`);
       await conn.run('CHECKPOINT');
-      for (const [table, column] of [['feedback', 'agent_id'], ['feedback', 'value'], ['payment_pairs', 'volume']] as const) {
-        expect(await hugeintCompressions(table, column)).toEqual([{ compression: 'Uncompressed' }]);
+      for (const [table, column] of [['feedback', 'agent_id'], ['feedback', 'value'], ['payment_pairs', 'volume'], ['payment_pairs', 'payer'], ['payment_pairs', 'payee']] as const) {
+        expect(await compressions(table, column)).toEqual([{ compression: 'Uncompressed' }]);
       }
     } finally {
       conn.closeSync();

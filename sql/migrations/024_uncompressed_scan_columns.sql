@@ -1,17 +1,22 @@
--- 128-bit integers stored uncompressed. DuckDB bit-packs a HUGEINT column by default, and reading
--- it back is slow: at the bench size, scanning the 194,000 feedback rows' agent_id took 49 ms
--- bit-packed and 1.8 ms uncompressed (a BIGINT column: 1.1 ms), and every run reads agent ids and
--- amounts many times over (feedback, weights, agents; the pairs' volumes). The space this costs is
--- small at these sizes (16 bytes a value). The two 10M-row tables (token_transfers and
--- scored_payments) keep the default: runs read only their newest blocks.
+-- Columns that every scoring run scans, stored uncompressed (docs/decisions.md, "Columns runs
+-- scan are stored uncompressed"). DuckDB picks the compression that saves the most space, and
+-- decoding some of it costs more than the runs can spare:
+--   128-bit integers (agent ids and amounts, uint256 on chain) are bit-packed: scanning the agent
+--     ids of 194,000 feedback rows took 49 ms, 1.8 ms uncompressed (a BIGINT column: 1.1 ms);
+--   addresses (random hex) get FSST: joining a million of them with 10,000 others took 26-33 ms,
+--     13 ms uncompressed.
+-- Runs read agent ids many times over (feedback, weights, agents, scope) and the address keys of
+-- the pairs, months, facts and serving rows in every step. The space this costs is 16 bytes per
+-- integer and about twice the FSST size per address. token_transfers and scored_payments (the
+-- 10M-row tables) keep the default: runs read only their newest blocks.
 -- DuckDB cannot change a column's compression in place, so each table is copied into one created
 -- with it, in its column order, and takes the old one's name (agent_scores' indexes of migration
 -- 014 with it). New rows keep the setting.
 
 CREATE TABLE payment_pairs_rewritten (
   "chain" VARCHAR NOT NULL,
-  payer VARCHAR NOT NULL,
-  payee VARCHAR NOT NULL,
+  payer VARCHAR NOT NULL USING COMPRESSION uncompressed,
+  payee VARCHAR NOT NULL USING COMPRESSION uncompressed,
   payments BIGINT NOT NULL,
   verified_payments BIGINT NOT NULL,
   volume HUGEINT NOT NULL USING COMPRESSION uncompressed,
@@ -255,6 +260,118 @@ CREATE TABLE agent_scores_rewritten (
 INSERT INTO agent_scores_rewritten SELECT * FROM agent_scores;
 DROP TABLE agent_scores;
 ALTER TABLE agent_scores_rewritten RENAME TO agent_scores;
+
+CREATE TABLE payment_months_rewritten (
+  "chain" VARCHAR NOT NULL,
+  address VARCHAR NOT NULL USING COMPRESSION uncompressed,
+  "month" DATE NOT NULL,
+  "days" INTEGER NOT NULL
+);
+INSERT INTO payment_months_rewritten SELECT * FROM payment_months;
+DROP TABLE payment_months;
+ALTER TABLE payment_months_rewritten RENAME TO payment_months;
+
+CREATE TABLE payment_facts_rewritten (
+  "chain" VARCHAR NOT NULL,
+  address VARCHAR NOT NULL USING COMPRESSION uncompressed,
+  candidate_as_payer INTEGER NOT NULL,
+  candidate_as_payee INTEGER NOT NULL,
+  verified_as_payer INTEGER NOT NULL,
+  verified_as_payee INTEGER NOT NULL,
+  counterparties_count INTEGER NOT NULL,
+  verified_counterparties_count INTEGER NOT NULL,
+  active_days INTEGER NOT NULL,
+  active_months INTEGER NOT NULL,
+  volume_usdc DOUBLE NOT NULL,
+  verified_volume_usdc DOUBLE NOT NULL,
+  first_candidate_tx_at TIMESTAMP,
+  last_candidate_tx_at TIMESTAMP,
+  first_verified_tx_at TIMESTAMP,
+  last_verified_tx_at TIMESTAMP
+);
+INSERT INTO payment_facts_rewritten SELECT * FROM payment_facts;
+DROP TABLE payment_facts;
+ALTER TABLE payment_facts_rewritten RENAME TO payment_facts;
+
+CREATE TABLE chain_scores_rewritten (
+  run_id INTEGER NOT NULL,
+  "chain" VARCHAR NOT NULL,
+  address VARCHAR NOT NULL USING COMPRESSION uncompressed,
+  score INTEGER NOT NULL,
+  grade VARCHAR NOT NULL,
+  confidence DOUBLE NOT NULL,
+  "identity" DOUBLE NOT NULL,
+  activity DOUBLE NOT NULL,
+  capability DOUBLE NOT NULL,
+  reach DOUBLE NOT NULL,
+  trust DOUBLE NOT NULL,
+  entity_type VARCHAR NOT NULL,
+  entity_confidence DOUBLE NOT NULL,
+  is_known BOOLEAN NOT NULL,
+  is_known_erc8004_agent BOOLEAN NOT NULL,
+  reasons VARCHAR[] NOT NULL,
+  agent_count INTEGER NOT NULL,
+  candidate_as_payer INTEGER NOT NULL,
+  candidate_as_payee INTEGER NOT NULL,
+  verified_as_payer INTEGER NOT NULL,
+  verified_as_payee INTEGER NOT NULL,
+  counterparties_count INTEGER NOT NULL,
+  verified_counterparties_count INTEGER NOT NULL,
+  active_days INTEGER NOT NULL,
+  active_months INTEGER NOT NULL,
+  volume_usdc DOUBLE NOT NULL,
+  verified_volume_usdc DOUBLE NOT NULL,
+  first_candidate_tx_at TIMESTAMP,
+  last_candidate_tx_at TIMESTAMP,
+  first_verified_tx_at TIMESTAMP,
+  last_verified_tx_at TIMESTAMP,
+  ens_name VARCHAR,
+  website_url VARCHAR,
+  github_url VARCHAR,
+  metadata_kind VARCHAR,
+  metadata_quality VARCHAR,
+  has_a2a_agent_card BOOLEAN,
+  website_reachable BOOLEAN,
+  website_mentions_mcp BOOLEAN,
+  website_mentions_x402 BOOLEAN,
+  github_stars INTEGER,
+  feedback_count INTEGER NOT NULL,
+  client_count INTEGER NOT NULL,
+  trust_avg DOUBLE,
+  uptime_avg DOUBLE,
+  activity_avg DOUBLE,
+  last_feedback_at TIMESTAMP,
+  feedback_weight DOUBLE NOT NULL
+);
+INSERT INTO chain_scores_rewritten SELECT * FROM chain_scores;
+DROP TABLE chain_scores;
+ALTER TABLE chain_scores_rewritten RENAME TO chain_scores;
+
+CREATE TABLE address_scores_rewritten (
+  run_id INTEGER NOT NULL,
+  address VARCHAR NOT NULL USING COMPRESSION uncompressed,
+  score INTEGER NOT NULL,
+  grade VARCHAR NOT NULL,
+  chains VARCHAR[] NOT NULL,
+  operator_score INTEGER,
+  operator_grade VARCHAR,
+  agent_count INTEGER NOT NULL,
+  chains_active VARCHAR[] NOT NULL,
+  entity_type VARCHAR,
+  candidate_as_payer INTEGER,
+  candidate_as_payee INTEGER,
+  verified_as_payer INTEGER,
+  verified_as_payee INTEGER,
+  is_known_erc8004_agent BOOLEAN,
+  volume_usdc DOUBLE,
+  counterparties_count INTEGER,
+  active_months INTEGER,
+  first_candidate_tx_at TIMESTAMP,
+  last_candidate_tx_at TIMESTAMP
+);
+INSERT INTO address_scores_rewritten SELECT * FROM address_scores;
+DROP TABLE address_scores;
+ALTER TABLE address_scores_rewritten RENAME TO address_scores;
 
 CREATE INDEX agent_scores_owner ON agent_scores (owner);
 CREATE INDEX agent_scores_agent_wallet ON agent_scores (agent_wallet);
