@@ -167,18 +167,23 @@ function sampleMemory(store: Store): { stop(): Promise<{ rss: number; duckdb: nu
   let rss = process.memoryUsage.rss();
   let duckdb = 0;
   let pending: Promise<void> = Promise.resolve();
+  // Kept, not thrown from the timer: if the run fails, the store closes under a pending sample,
+  // and the run's own error is the one to report.
+  let failure: unknown;
   const sample = () => {
     rss = Math.max(rss, process.memoryUsage.rss());
     pending = store
       .read('SELECT sum(memory_usage_bytes)::BIGINT AS bytes FROM duckdb_memory()')
-      .then(([row]) => void (duckdb = Math.max(duckdb, Number(row!.bytes))));
+      .then(([row]) => void (duckdb = Math.max(duckdb, Number(row!.bytes))))
+      .catch((err: unknown) => void (failure ??= err));
   };
-  const timer = setInterval(sample, 200);
+  const timer = setInterval(sample, 200).unref();
   return {
     async stop() {
       clearInterval(timer);
       sample();
       await pending;
+      if (failure) throw failure;
       return { rss: mib(rss), duckdb: mib(duckdb) };
     },
   };

@@ -18,6 +18,7 @@ import { expectPaymentsMatchView } from './helpers/scoring-invariants.ts';
 
 // Everything a run materialises, without the run ids (which differ between the two paths).
 const servingTables = {
+  registered_agents: 'SELECT * FROM registered_agents ORDER BY chain, agent_id',
   agent_scores: 'SELECT * EXCLUDE (run_id) FROM agent_scores ORDER BY chain, agent_id',
   feedback_weights: 'SELECT * EXCLUDE (run_id) FROM feedback_weights ORDER BY chain, agent_id, client_address',
   chain_scores: 'SELECT * EXCLUDE (run_id) FROM chain_scores ORDER BY chain, address',

@@ -20,6 +20,10 @@ export const modelVersion = 'v1';
 // database from before they existed records none).
 const scoredPaymentsVersion = 4;
 
+// Bumped when what registered_agents holds changes meaning: a run whose predecessor recorded
+// another number (or none: a database from before the table) is a full run, which rebuilds it.
+const registeredAgentsVersion = 1;
+
 export interface ScoringOptions {
   /** Recompute everything even when an incremental run would do. */
   full?: boolean;
@@ -52,6 +56,7 @@ interface Inputs {
   evidence_through: string | null;
   known_through: string | null;
   scored_payments?: number;
+  registered_agents?: number;
 }
 
 interface PreviousRun {
@@ -61,7 +66,7 @@ interface PreviousRun {
 
 // Temporary tables a run builds, dropped at its end so their memory is freed.
 const runTables = [
-  'run_params', 'previous_cursors', 'run_agents', 'changed_addresses', 'changed_agents', 'scope_agents',
+  'run_params', 'previous_cursors', 'changed_addresses', 'changed_agents', 'scope_agents',
   'scope_addresses', 'fact_addresses', 'payment_floor', 'new_imports', 'removed_payments', 'added_payments',
   'gone_payments', 'new_payments', 'recount_pairs', 'recount_months', 'pair_payments', 'changed_pairs', 'changed_months',
   'paid_addresses',
@@ -90,7 +95,7 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
       );
     }
     const [{ inputs: inputsText }] = (await tx.all(sqlFile('score/inputs'), [modelVersion])) as [{ inputs: string }];
-    const current: Inputs = { ...(JSON.parse(inputsText) as Inputs), scored_payments: scoredPaymentsVersion };
+    const current: Inputs = { ...(JSON.parse(inputsText) as Inputs), scored_payments: scoredPaymentsVersion, registered_agents: registeredAgentsVersion };
 
     const { kind, rebuildPayments } = await chooseKind(tx, options, addresses.length > 0, previous, current);
     // A rebuild reads everything: no watermarks.
@@ -113,6 +118,9 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
     // still build the join over every address in a full run.
     await tx.run(`SET VARIABLE is_full = (SELECT is_full FROM run_params)`);
 
+    // The agents whose rows this run rebuilds (sql/score/agents.sql): every agent in a full run.
+    if (kind === 'incremental') await step(tx, 'changed_agents', options.onStep);
+    else await tx.run('CREATE OR REPLACE TEMP TABLE changed_agents (chain VARCHAR, agent_id HUGEINT)');
     await step(tx, 'agents', options.onStep);
     await step(tx, 'payments', options.onStep);
     await step(tx, 'pairs', options.onStep);
@@ -125,7 +133,6 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
       } else {
         await tx.run('CREATE OR REPLACE TEMP TABLE changed_addresses (address VARCHAR)');
         await tx.append('changed_addresses', addresses.map((a) => [a.address]));
-        await tx.run('CREATE OR REPLACE TEMP TABLE changed_agents (chain VARCHAR, agent_id HUGEINT)');
       }
       await step(tx, 'scope', options.onStep);
     }
@@ -193,6 +200,7 @@ async function chooseKind(
     }
   }
   // A new model changes every score; so does anything that rebuilds the payments.
-  if (options.full || rebuildPayments || before!.model_version !== current.model_version) return { kind: 'full', rebuildPayments };
+  const full = options.full || rebuildPayments || before!.model_version !== current.model_version || before!.registered_agents !== current.registered_agents;
+  if (full) return { kind: 'full', rebuildPayments };
   return { kind: onDemand ? 'addresses' : 'incremental', rebuildPayments };
 }

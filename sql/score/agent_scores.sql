@@ -35,7 +35,7 @@ weighted AS (
 agents AS (        -- a window, not a join with per-owner counts: DuckDB's estimates for the
                    -- temporary tables once planned that join on the chain alone (every agent
                    -- times every agent of its chain)
-  SELECT *, count(*) OVER (PARTITION BY chain, owner)::INTEGER AS agents_sharing_owner FROM run_agents
+  SELECT *, count(*) OVER (PARTITION BY chain, owner)::INTEGER AS agents_sharing_owner FROM registered_agents
 ),
 dimensions AS (
   SELECT a.*,

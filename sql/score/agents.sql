@@ -1,42 +1,55 @@
--- Every registered agent as it stands now (all chains, all agents: a few tens of thousands of
--- rows, rebuilt each run): owner, payment address, registration file and evidence. Agents are
--- keyed by (chain, agent_id): each chain has one identity registry.
-CREATE OR REPLACE TEMP TABLE run_agents AS
+-- Keeps registered_agents (migration 025): every registered agent as it stands now (all chains),
+-- with its owner, payment address, registration file and evidence. A full run rebuilds every row;
+-- any other run the rows of changed_agents (sql/score/changed_agents.sql), from every identity row
+-- of those agents. Agents are keyed by (chain, agent_id): each chain has one identity registry.
+
+-- The rows of table t for the agents this run rebuilds: all of them in a full run.
+CREATE OR REPLACE TEMP MACRO agent_rows(t) AS TABLE
+  SELECT * FROM query_table(t) WHERE getvariable('is_full')
+  UNION ALL
+  SELECT r.* FROM query_table(t) r SEMI JOIN changed_agents c ON c.chain = r.chain AND c.agent_id = r.agent_id
+   WHERE NOT getvariable('is_full');
+
+DELETE FROM registered_agents WHERE getvariable('is_full');
+DELETE FROM registered_agents a USING changed_agents c
+ WHERE NOT getvariable('is_full') AND c.chain = a.chain AND c.agent_id = a.agent_id;
+
+INSERT INTO registered_agents
 WITH registered AS (
   -- Chain registrations win over imported ones.
   SELECT DISTINCT ON (chain, agent_id) *
-    FROM (SELECT chain, registry, agent_id, agent_uri, owner, block_number, 0 AS imported FROM agent_registrations
+    FROM (SELECT chain, registry, agent_id, agent_uri, owner, block_number, 0 AS imported FROM agent_rows('agent_registrations')
           UNION ALL
-          SELECT chain, registry, agent_id, coalesce(agent_uri, ''), owner, registered_block, 1 FROM imported_agents)
+          SELECT chain, registry, agent_id, coalesce(agent_uri, ''), owner, registered_block, 1 FROM agent_rows('imported_agents'))
    ORDER BY chain, agent_id, imported, block_number
 ),
 newest_transfer AS (  -- the newest ERC-721 transfer names the owner
   SELECT DISTINCT ON (chain, agent_id) chain, agent_id, to_address AS owner
-    FROM agent_transfers ORDER BY chain, agent_id, block_number DESC, log_index DESC
+    FROM agent_rows('agent_transfers') ORDER BY chain, agent_id, block_number DESC, log_index DESC
 ),
 newest_move AS (      -- a transfer after the mint clears agentWallet (ERC-8004)
   SELECT chain, agent_id, max(block_number * 1000000 + log_index) AS position
-    FROM agent_transfers WHERE from_address <> '0x0000000000000000000000000000000000000000'
+    FROM agent_rows('agent_transfers') WHERE from_address <> '0x0000000000000000000000000000000000000000'
    GROUP BY chain, agent_id
 ),
 newest_wallet AS (
   SELECT DISTINCT ON (chain, agent_id) chain, agent_id, block_number * 1000000 + log_index AS position,
          CASE WHEN length(metadata_value) >= 42 AND right(lower(metadata_value), 40) <> repeat('0', 40)
               THEN '0x' || right(lower(metadata_value), 40) END AS wallet
-    FROM agent_metadata WHERE metadata_key = 'agentWallet'
+    FROM agent_rows('agent_metadata') WHERE metadata_key = 'agentWallet'
    ORDER BY chain, agent_id, block_number DESC, log_index DESC
 ),
 newest_uri AS (
   SELECT DISTINCT ON (chain, agent_id) chain, agent_id, new_uri
-    FROM agent_uri_updates ORDER BY chain, agent_id, block_number DESC, log_index DESC
+    FROM agent_rows('agent_uri_updates') ORDER BY chain, agent_id, block_number DESC, log_index DESC
 ),
 newest_file AS (
   SELECT DISTINCT ON (chain, agent_id) *,
          from_json(services, '[{"name": "VARCHAR", "endpoint": "VARCHAR"}]') AS service_list
-    FROM registration_files ORDER BY chain, agent_id, fetched_at DESC
+    FROM agent_rows('registration_files') ORDER BY chain, agent_id, fetched_at DESC
 ),
 newest_evidence AS (
-  SELECT DISTINCT ON (chain, agent_id) * FROM agent_evidence ORDER BY chain, agent_id, checked_at DESC
+  SELECT DISTINCT ON (chain, agent_id) * FROM agent_rows('agent_evidence') ORDER BY chain, agent_id, checked_at DESC
 )
 SELECT r.chain, r.registry, r.agent_id,
        coalesce(t.owner, r.owner)                                           AS owner,

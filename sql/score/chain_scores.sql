@@ -55,7 +55,7 @@ feedback_here AS (    -- feedback to the agents paid at this address
          round(avg(f.rating) FILTER (f.tag_group = 'uptime'), 1)   AS uptime_avg,
          round(avg(f.rating) FILTER (f.tag_group = 'activity'), 1) AS activity_avg,
          max(f.given_at) AS last_feedback_at
-    FROM run_feedback f JOIN run_agents a USING (chain, agent_id)
+    FROM run_feedback f JOIN registered_agents a USING (chain, agent_id)
    GROUP BY f.chain, a.pay_to
 ),
 rows AS (
@@ -134,6 +134,6 @@ SELECT (SELECT run_id FROM run_params), c.chain, c.address,
        coalesce(fb.feedback_count, 0), coalesce(fb.client_count, 0), fb.trust_avg, fb.uptime_avg, fb.activity_avg,
        fb.last_feedback_at, c.feedback_weight
   FROM classified c
-  LEFT JOIN run_agents a ON a.chain = c.chain AND a.agent_id = c.best_agent_id
+  LEFT JOIN registered_agents a ON a.chain = c.chain AND a.agent_id = c.best_agent_id
   LEFT JOIN feedback_here fb ON fb.chain = c.chain AND fb.address = c.address
  ORDER BY c.address, c.chain;

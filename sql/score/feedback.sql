@@ -3,7 +3,7 @@
 -- and how much each client of an agent in scope counts (docs/scoring.md, "Feedback weight").
 CREATE OR REPLACE TEMP TABLE feedback_agents AS   -- (a full run's scope_agents is every agent)
 SELECT chain, agent_id FROM scope_agents
-UNION SELECT chain, agent_id FROM run_agents
+UNION SELECT chain, agent_id FROM registered_agents
  WHERE NOT getvariable('is_full')
    AND (pay_to IN (SELECT address FROM scope_addresses) OR owner IN (SELECT address FROM scope_addresses));
 
@@ -51,7 +51,7 @@ paid AS (            -- clients' payments to the agent's payment address: distin
     FROM (SELECT chain, payer, payee, verified_payments > 0 AS verified
             FROM payment_pairs
            WHERE payer IN (SELECT client_address FROM per_client)) p
-    JOIN run_agents a ON a.chain = p.chain AND a.pay_to = p.payee
+    JOIN registered_agents a ON a.chain = p.chain AND a.pay_to = p.payee
    WHERE (a.chain, a.agent_id) IN (SELECT (chain, agent_id) FROM scope_agents)
 ),
 judged AS (
@@ -63,7 +63,7 @@ judged AS (
               ELSE 'no_payment_history' END                      AS weight_reason,
          coalesce(cf.verified_counterparties, 0)                 AS client_verified_counterparties
     FROM per_client c
-    JOIN run_agents a USING (chain, agent_id)
+    JOIN registered_agents a USING (chain, agent_id)
     LEFT JOIN paid p USING (chain, agent_id, client_address)
     LEFT JOIN (SELECT chain, address, verified_counterparties_count AS verified_counterparties FROM run_facts) cf
            ON cf.chain = c.chain AND cf.address = c.client_address

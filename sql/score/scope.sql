@@ -8,25 +8,25 @@
 CREATE OR REPLACE TEMP TABLE scope_agents AS
 WITH first_agents AS (
   SELECT chain, agent_id FROM changed_agents
-  UNION SELECT chain, agent_id FROM run_agents WHERE pay_to IN (SELECT address FROM changed_addresses)
+  UNION SELECT chain, agent_id FROM registered_agents WHERE pay_to IN (SELECT address FROM changed_addresses)
   UNION SELECT f.chain, f.agent_id FROM feedback f WHERE f.client_address IN (SELECT address FROM changed_addresses)
   UNION SELECT f.chain, f.agent_id FROM imported_feedback f WHERE f.client_address IN (SELECT address FROM changed_addresses)
 ),
 linked_addresses AS (
   SELECT address FROM changed_addresses
-  UNION SELECT a.pay_to FROM run_agents a JOIN first_agents USING (chain, agent_id)
-  UNION SELECT a.owner  FROM run_agents a JOIN first_agents USING (chain, agent_id)
+  UNION SELECT a.pay_to FROM registered_agents a JOIN first_agents USING (chain, agent_id)
+  UNION SELECT a.owner  FROM registered_agents a JOIN first_agents USING (chain, agent_id)
   UNION SELECT coalesce(s.agent_wallet, s.owner) FROM agent_scores s JOIN first_agents USING (chain, agent_id)
   UNION SELECT s.owner  FROM agent_scores s JOIN first_agents USING (chain, agent_id)
 )
 SELECT chain, agent_id FROM first_agents
-UNION SELECT chain, agent_id FROM run_agents
+UNION SELECT chain, agent_id FROM registered_agents
  WHERE pay_to IN (SELECT address FROM linked_addresses) OR owner IN (SELECT address FROM linked_addresses);
 
 CREATE OR REPLACE TEMP TABLE scope_addresses AS
 SELECT address FROM changed_addresses
-UNION SELECT a.pay_to FROM run_agents a JOIN scope_agents USING (chain, agent_id)
-UNION SELECT a.owner  FROM run_agents a JOIN scope_agents USING (chain, agent_id)
+UNION SELECT a.pay_to FROM registered_agents a JOIN scope_agents USING (chain, agent_id)
+UNION SELECT a.owner  FROM registered_agents a JOIN scope_agents USING (chain, agent_id)
 UNION SELECT coalesce(s.agent_wallet, s.owner) FROM agent_scores s JOIN scope_agents USING (chain, agent_id)
 UNION SELECT s.owner  FROM agent_scores s JOIN scope_agents USING (chain, agent_id);
 
