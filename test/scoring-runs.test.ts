@@ -14,23 +14,7 @@ import { fetchMetadataJob } from '../pipeline/metadata/fetch-metadata-job.ts';
 import { runScoring } from '../pipeline/score/run.ts';
 import { importFile } from '../pipeline/import/import-file.ts';
 import { tempDataDir } from './helpers/temp.ts';
-import { expectPaymentsMatchView } from './helpers/scoring-invariants.ts';
-
-// Everything a run materialises, without the run ids (which differ between the two paths).
-const servingTables = {
-  registered_agents: 'SELECT * FROM registered_agents ORDER BY chain, agent_id',
-  agent_scores: 'SELECT * EXCLUDE (run_id) FROM agent_scores ORDER BY chain, agent_id',
-  feedback_weights: 'SELECT * EXCLUDE (run_id) FROM feedback_weights ORDER BY chain, agent_id, client_address',
-  chain_scores: 'SELECT * EXCLUDE (run_id) FROM chain_scores ORDER BY chain, address',
-  address_scores: 'SELECT * EXCLUDE (run_id) FROM address_scores ORDER BY address',
-  address_feedback: 'SELECT * EXCLUDE (run_id) FROM address_feedback ORDER BY address',
-};
-
-async function servingState(store: Store) {
-  const state: Record<string, unknown[]> = {};
-  for (const [name, sql] of Object.entries(servingTables)) state[name] = await store.read(sql);
-  return state;
-}
+import { expectPaymentsMatchView, servingState } from './helpers/scoring-invariants.ts';
 
 describe('scoring runs over a simulated history', () => {
   let devnet: Devnet;

@@ -20,9 +20,10 @@ export const modelVersion = 'v1';
 // database from before they existed records none).
 const scoredPaymentsVersion = 4;
 
-// Bumped when what registered_agents holds changes meaning: a run whose predecessor recorded
-// another number (or none: a database from before the table) is a full run, which rebuilds it.
-const registeredAgentsVersion = 1;
+// Bumped when what registered_agents or rated_feedback holds changes meaning: a run whose
+// predecessor recorded another number (or none: a database from before them) is a full run,
+// which rebuilds them.
+const keptTablesVersion = 1;
 
 export interface ScoringOptions {
   /** Recompute everything even when an incremental run would do. */
@@ -56,7 +57,7 @@ interface Inputs {
   evidence_through: string | null;
   known_through: string | null;
   scored_payments?: number;
-  registered_agents?: number;
+  kept_tables?: number;
 }
 
 interface PreviousRun {
@@ -70,7 +71,7 @@ const runTables = [
   'scope_addresses', 'fact_addresses', 'payment_floor', 'new_imports', 'removed_payments', 'added_payments',
   'gone_payments', 'new_payments', 'recount_pairs', 'recount_months', 'pair_payments', 'changed_pairs', 'changed_months',
   'paid_addresses',
-  'run_facts', 'feedback_agents', 'run_feedback', 'run_feedback_weights',
+  'run_facts', 'feedback_agents', 'weight_clients', 'run_feedback', 'run_feedback_weights',
 ];
 
 export async function runScoring(store: Store, options: ScoringOptions = {}): Promise<ScoringRun> {
@@ -95,7 +96,7 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
       );
     }
     const [{ inputs: inputsText }] = (await tx.all(sqlFile('score/inputs'), [modelVersion])) as [{ inputs: string }];
-    const current: Inputs = { ...(JSON.parse(inputsText) as Inputs), scored_payments: scoredPaymentsVersion, registered_agents: registeredAgentsVersion };
+    const current: Inputs = { ...(JSON.parse(inputsText) as Inputs), scored_payments: scoredPaymentsVersion, kept_tables: keptTablesVersion };
 
     const { kind, rebuildPayments } = await chooseKind(tx, options, addresses.length > 0, previous, current);
     // A rebuild reads everything: no watermarks.
@@ -200,7 +201,7 @@ async function chooseKind(
     }
   }
   // A new model changes every score; so does anything that rebuilds the payments.
-  const full = options.full || rebuildPayments || before!.model_version !== current.model_version || before!.registered_agents !== current.registered_agents;
+  const full = options.full || rebuildPayments || before!.model_version !== current.model_version || before!.kept_tables !== current.kept_tables;
   if (full) return { kind: 'full', rebuildPayments };
   return { kind: onDemand ? 'addresses' : 'incremental', rebuildPayments };
 }

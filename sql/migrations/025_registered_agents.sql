@@ -2,7 +2,7 @@
 -- run rebuilds the rows of the agents whose inputs changed, not every agent from every identity
 -- table (0.15 s at 20,000 agents, most of it sorting each table's rows per agent). A full run
 -- rebuilds them all. Empty until the first run after this migration, which is a full run
--- (pipeline/score/run.ts, registeredAgentsVersion).
+-- (pipeline/score/run.ts, keptTablesVersion).
 CREATE TABLE registered_agents (
   chain                  VARCHAR   NOT NULL,
   registry               VARCHAR   NOT NULL,

@@ -5,12 +5,12 @@
 DELETE FROM agent_scores WHERE getvariable('is_full');
 DELETE FROM agent_scores WHERE NOT getvariable('is_full') AND (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents);
 
--- The clients' weights: only rows that changed are rewritten (and carry this run's id). Most
--- clients of an agent in scope weigh what they did, and rewriting them all was most of an
--- incremental run's writes (60,000 rows for 1,700 agents at the bench size).
+-- The clients' weights this run recomputed (sql/score/feedback.sql): only rows that changed are
+-- rewritten (and carry this run's id); a client no longer rating the agent loses its row.
 DELETE FROM feedback_weights WHERE getvariable('is_full');
 DELETE FROM feedback_weights w
- WHERE NOT getvariable('is_full') AND (w.chain, w.agent_id) IN (SELECT (chain, agent_id) FROM scope_agents)
+ WHERE NOT getvariable('is_full')
+   AND EXISTS (SELECT 1 FROM weight_clients c WHERE c.chain = w.chain AND c.agent_id = w.agent_id AND c.client_address = w.client_address)
    AND NOT EXISTS (SELECT 1 FROM run_feedback_weights n
                     WHERE n.chain = w.chain AND n.agent_id = w.agent_id AND n.client_address = w.client_address
                       AND n.registry = w.registry AND n.feedback_count = w.feedback_count AND n.value_avg = w.value_avg
@@ -27,10 +27,11 @@ WITH feedback_facts AS (
     FROM run_feedback WHERE (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents)
    GROUP BY chain, agent_id
 ),
-weighted AS (
+weighted AS (         -- every client's weight: those this run recomputed, and the rest as kept
   SELECT chain, agent_id, sum(weight::DECIMAL(18, 6))::DOUBLE AS feedback_weight,
          sum(weight::DECIMAL(18, 6) * value_avg::DECIMAL(18, 6))::DOUBLE AS weighted_sum
-    FROM run_feedback_weights GROUP BY chain, agent_id
+    FROM feedback_weights w SEMI JOIN scope_agents s ON s.chain = w.chain AND s.agent_id = w.agent_id
+   GROUP BY chain, agent_id
 ),
 agents AS (        -- a window, not a join with per-owner counts: DuckDB's estimates for the
                    -- temporary tables once planned that join on the chain alone (every agent

@@ -1,15 +1,23 @@
--- ERC-8004 feedback: live entries (revoked ones dropped) with normalised ratings, for the agents
--- in scope and for every agent paid at or owned by an address in scope (their records show it);
--- and how much each client of an agent in scope counts (docs/scoring.md, "Feedback weight").
+-- ERC-8004 feedback: live entries (revoked ones dropped) with normalised ratings, kept between
+-- runs, for the agents in scope and for every agent paid at or owned by an address in scope (their
+-- records show it); and how much each client counts whose weight can have changed
+-- (docs/scoring.md, "Feedback weight").
 CREATE OR REPLACE TEMP TABLE feedback_agents AS   -- (a full run's scope_agents is every agent)
 SELECT chain, agent_id FROM scope_agents
 UNION SELECT chain, agent_id FROM registered_agents
  WHERE NOT getvariable('is_full')
    AND (pay_to IN (SELECT address FROM scope_addresses) OR owner IN (SELECT address FROM scope_addresses));
 
-CREATE OR REPLACE TEMP TABLE run_feedback AS
-WITH chain_entries AS (  -- the agents' entries only, before the revocation and block joins
-  SELECT f.* FROM feedback f SEMI JOIN feedback_agents a ON a.chain = f.chain AND a.agent_id = f.agent_id
+-- Keeps rated_feedback (migration 026): the entries of the agents this run rebuilds (every
+-- agent in a full run, else changed_agents: new feedback, revocations or imports), with the
+-- chain's entry winning over an imported one with the same key.
+DELETE FROM rated_feedback WHERE getvariable('is_full');
+DELETE FROM rated_feedback f USING changed_agents c
+ WHERE NOT getvariable('is_full') AND c.chain = f.chain AND c.agent_id = f.agent_id;
+
+INSERT INTO rated_feedback
+WITH chain_entries AS (  -- the columns used only (the URIs and hashes are not)
+  SELECT chain, agent_id, client_address, feedback_index, tag1, value, value_decimals, block_number FROM agent_rows('feedback')
 ),
 entries AS (
   SELECT f.chain, f.agent_id, f.client_address, f.feedback_index, f.tag1, f.value, f.value_decimals,
@@ -21,7 +29,7 @@ entries AS (
                         AND r.client_address = f.client_address AND r.feedback_index = f.feedback_index)
   UNION ALL
   SELECT i.chain, i.agent_id, i.client_address, i.feedback_index, i.tag1, i.value, i.value_decimals, i.given_at
-    FROM imported_feedback i SEMI JOIN feedback_agents a ON a.chain = i.chain AND a.agent_id = i.agent_id
+    FROM agent_rows('imported_feedback') i
    WHERE NOT i.revoked
      AND NOT EXISTS (SELECT 1 FROM chain_entries f
                       WHERE f.chain = i.chain AND f.agent_id = i.agent_id
@@ -31,6 +39,14 @@ entries AS (
 SELECT e.*, feedback_rating(e.tag1, e.value, e.value_decimals)::DECIMAL(18, 6) AS rating, feedback_group(e.tag1) AS tag_group
   FROM entries e;
 
+-- The entries this run reads: those of the agents in scope and of every agent paid at or owned by
+-- an address in scope (their records show it).
+CREATE OR REPLACE TEMP TABLE run_feedback AS
+SELECT * FROM rated_feedback WHERE getvariable('is_full')
+UNION ALL
+SELECT f.* FROM rated_feedback f SEMI JOIN feedback_agents a ON a.chain = f.chain AND a.agent_id = f.agent_id
+ WHERE NOT getvariable('is_full');
+
 -- One row per (agent, client) with a rating. A client counts at most 1 however many entries it
 -- leaves; how much it counts depends on evidence that it is a real customer:
 --   self_feedback       the agent's owner or payment address rating itself       0
@@ -39,10 +55,14 @@ SELECT e.*, feedback_rating(e.tag1, e.value, e.value_decimals)::DECIMAL(18, 6) A
 --   active_elsewhere    facilitator-settled payments with others only             0.25 × saturate(verified counterparties, 10)
 --   no_payment_history  none of the above: a fresh address, as sybils are         0
 CREATE OR REPLACE TEMP TABLE run_feedback_weights AS
-WITH per_client AS (
+WITH per_client AS (  -- the clients whose weight this run recomputes (sql/score/scope.sql): all in a full run
   SELECT chain, agent_id, client_address, count(*)::INTEGER AS feedback_count, round(avg(rating), 4)::DOUBLE AS value_avg
-    FROM run_feedback
-   WHERE rating IS NOT NULL AND (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents)
+    FROM (SELECT * FROM run_feedback WHERE getvariable('is_full')
+          UNION ALL
+          SELECT f.* FROM run_feedback f
+            SEMI JOIN weight_clients w ON w.chain = f.chain AND w.agent_id = f.agent_id AND w.client_address = f.client_address
+           WHERE NOT getvariable('is_full'))
+   WHERE rating IS NOT NULL
    GROUP BY chain, agent_id, client_address
 ),
 paid AS (            -- clients' payments to the agent's payment address: distinct (payer, payee)

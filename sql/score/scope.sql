@@ -4,7 +4,8 @@
 --              then every agent sharing a payment address or an owner with those addresses;
 --   addresses = changed addresses, and the payment addresses and owners (now and in the previous
 --              run) of those agents;
---   facts    = payment facts for those addresses, the agents' payment addresses and their clients.
+--   weights  = the clients of those agents whose weight can have changed;
+--   facts    = payment facts for those addresses and clients.
 CREATE OR REPLACE TEMP TABLE scope_agents AS
 WITH first_agents AS (
   SELECT chain, agent_id FROM changed_agents
@@ -30,7 +31,20 @@ UNION SELECT a.owner  FROM registered_agents a JOIN scope_agents USING (chain, a
 UNION SELECT coalesce(s.agent_wallet, s.owner) FROM agent_scores s JOIN scope_agents USING (chain, agent_id)
 UNION SELECT s.owner  FROM agent_scores s JOIN scope_agents USING (chain, agent_id);
 
+-- The clients whose weight for an agent in scope can have changed (sql/score/feedback.sql): every
+-- client of a changed agent (its ratings, owner or payment address), and the clients whose
+-- payments changed (their payments to the agent and their verified counterparties; an on-demand
+-- run brings payments up to date for addresses it does not rescore: paid_addresses). The other
+-- weights are the same as the run that last computed them.
+CREATE OR REPLACE TEMP TABLE weight_clients AS
+WITH clients AS (
+  SELECT chain, agent_id, client_address FROM feedback
+  UNION SELECT chain, agent_id, client_address FROM imported_feedback
+)
+SELECT c.* FROM clients c SEMI JOIN scope_agents s ON s.chain = c.chain AND s.agent_id = c.agent_id
+ WHERE (c.chain, c.agent_id) IN (SELECT (chain, agent_id) FROM changed_agents)
+    OR c.client_address IN (SELECT address FROM changed_addresses UNION SELECT address FROM paid_addresses);
+
 CREATE OR REPLACE TEMP TABLE fact_addresses AS
 SELECT address FROM scope_addresses
-UNION SELECT f.client_address FROM feedback f JOIN scope_agents USING (chain, agent_id)
-UNION SELECT f.client_address FROM imported_feedback f JOIN scope_agents USING (chain, agent_id);
+UNION SELECT client_address FROM weight_clients;

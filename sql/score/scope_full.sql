@@ -12,3 +12,6 @@ UNION SELECT address FROM known_addresses;
 -- Left empty: a full run reads the facts of every address without filtering on it, and the
 -- filter's join would still be built over every address (sql/score/facts.sql).
 CREATE OR REPLACE TEMP TABLE fact_addresses (address VARCHAR);
+
+-- Left empty: a full run computes every client's weight (sql/score/feedback.sql).
+CREATE OR REPLACE TEMP TABLE weight_clients (chain VARCHAR, agent_id HUGEINT, client_address VARCHAR);

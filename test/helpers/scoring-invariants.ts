@@ -2,6 +2,23 @@
 import { expect } from 'vitest';
 import type { Store } from '../../pipeline/store/store.ts';
 
+// Everything a run keeps or materialises, without the run ids (which differ between paths).
+const servingTables = {
+  registered_agents: 'SELECT * FROM registered_agents ORDER BY chain, agent_id',
+  rated_feedback: 'SELECT * FROM rated_feedback ORDER BY chain, agent_id, client_address, feedback_index',
+  agent_scores: 'SELECT * EXCLUDE (run_id) FROM agent_scores ORDER BY chain, agent_id',
+  feedback_weights: 'SELECT * EXCLUDE (run_id) FROM feedback_weights ORDER BY chain, agent_id, client_address',
+  chain_scores: 'SELECT * EXCLUDE (run_id) FROM chain_scores ORDER BY chain, address',
+  address_scores: 'SELECT * EXCLUDE (run_id) FROM address_scores ORDER BY address',
+  address_feedback: 'SELECT * EXCLUDE (run_id) FROM address_feedback ORDER BY address',
+};
+
+export async function servingState(store: Store): Promise<Record<string, unknown[]>> {
+  const state: Record<string, unknown[]> = {};
+  for (const [name, sql] of Object.entries(servingTables)) state[name] = await store.read(sql);
+  return state;
+}
+
 // The payments table runs keep up to date by deltas holds exactly what the view says, and its
 // pair and month aggregates exactly what summing it gives.
 export async function expectPaymentsMatchView(store: Store) {
