@@ -71,7 +71,7 @@ const runTables = [
   'scope_addresses', 'fact_addresses', 'payment_floor', 'new_imports', 'removed_payments', 'added_payments',
   'gone_payments', 'new_payments', 'recount_pairs', 'recount_months', 'pair_payments', 'changed_pairs', 'changed_months',
   'paid_addresses',
-  'run_facts', 'feedback_agents', 'weight_clients', 'run_feedback', 'run_feedback_weights',
+  'scoped_facts', 'feedback_agents', 'weight_clients', 'run_feedback', 'run_feedback_weights',
 ];
 
 export async function runScoring(store: Store, options: ScoringOptions = {}): Promise<ScoringRun> {

@@ -54,7 +54,7 @@ dimensions AS (
          reach_dimension(coalesce(f.verified_counterparties_count, 0), coalesce(f.counterparties_count, 0)) AS reach,
          trust_dimension(coalesce(w.weighted_sum, 0), coalesce(w.feedback_weight, 0)) AS trust
     FROM agents a
-    LEFT JOIN run_facts f ON f.chain = a.chain AND f.address = a.pay_to
+    LEFT JOIN run_facts() f ON f.chain = a.chain AND f.address = a.pay_to
     LEFT JOIN feedback_facts ff ON ff.chain = a.chain AND ff.agent_id = a.agent_id
     LEFT JOIN weighted w ON w.chain = a.chain AND w.agent_id = a.agent_id
    WHERE (a.chain, a.agent_id) IN (SELECT (chain, agent_id) FROM scope_agents)

@@ -22,9 +22,9 @@ agent_addresses_in_scope AS (
   SELECT * FROM agent_addresses WHERE getvariable('is_full')
   UNION ALL SELECT * FROM agent_addresses WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses)
 ),
-facts AS (            -- run_facts also holds the clients of agents in scope (sql/score/feedback.sql)
-  SELECT * FROM run_facts WHERE getvariable('is_full')
-  UNION ALL SELECT * FROM run_facts WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses)
+facts AS (            -- run_facts() also holds clients whose weight this run recomputes (sql/score/scope.sql)
+  SELECT * FROM run_facts() WHERE getvariable('is_full')
+  UNION ALL SELECT * FROM run_facts() WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses)
 ),
 population AS (       -- the facts of each (chain, address) in scope, and a row without facts for an
                       -- agent's address that has none: the facts are the driving rows, not joined in

@@ -1,5 +1,9 @@
--- The activity facts this run reads (payment_facts, kept by sql/score/payment_facts.sql): every
--- address's in a full run, those of fact_addresses otherwise.
-CREATE OR REPLACE TEMP TABLE run_facts AS
-SELECT * FROM payment_facts WHERE getvariable('is_full')
-UNION ALL SELECT * FROM payment_facts WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM fact_addresses);
+-- The activity facts this run reads (payment_facts, kept by sql/score/payment_facts.sql), as the
+-- table macro run_facts(): every address's in a full run, read in place (a copy of a million rows
+-- cost 0.2 s); those of fact_addresses otherwise, copied once into scoped_facts.
+CREATE OR REPLACE TEMP TABLE scoped_facts AS
+SELECT * FROM payment_facts WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM fact_addresses);
+
+CREATE OR REPLACE TEMP MACRO run_facts() AS TABLE
+  SELECT * FROM payment_facts WHERE getvariable('is_full')
+  UNION ALL SELECT * FROM scoped_facts WHERE NOT getvariable('is_full');

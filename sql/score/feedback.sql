@@ -85,7 +85,7 @@ judged AS (
     FROM per_client c
     JOIN registered_agents a USING (chain, agent_id)
     LEFT JOIN paid p USING (chain, agent_id, client_address)
-    LEFT JOIN (SELECT chain, address, verified_counterparties_count AS verified_counterparties FROM run_facts) cf
+    LEFT JOIN (SELECT chain, address, verified_counterparties_count AS verified_counterparties FROM run_facts()) cf
            ON cf.chain = c.chain AND cf.address = c.client_address
 )
 SELECT chain, registry, agent_id, client_address, feedback_count, value_avg,

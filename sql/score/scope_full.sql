@@ -1,13 +1,10 @@
--- A full run recomputes everything: every agent, every address that paid or was paid, owns or is
--- paid for an agent, or was asked about (known_addresses).
+-- A full run recomputes everything: every agent, and every address that paid or was paid, owns or
+-- is paid for an agent, or was asked about (known_addresses).
 CREATE OR REPLACE TEMP TABLE scope_agents AS SELECT chain, agent_id FROM registered_agents;
 
-CREATE OR REPLACE TEMP TABLE scope_addresses AS
-SELECT payer AS address FROM payment_pairs
-UNION SELECT payee FROM payment_pairs
-UNION SELECT pay_to FROM registered_agents
-UNION SELECT owner FROM registered_agents
-UNION SELECT address FROM known_addresses;
+-- Left empty: filters on the scope are twins on is_full (pipeline/score/run.ts) whose full side
+-- reads every row instead; the list of every address cost a pass over every pair.
+CREATE OR REPLACE TEMP TABLE scope_addresses (address VARCHAR);
 
 -- Left empty: a full run reads the facts of every address without filtering on it, and the
 -- filter's join would still be built over every address (sql/score/facts.sql).
