@@ -44,4 +44,14 @@ describe('incremental runs over the bench chain', () => {
   it('leaves every kept and serving table as one full run over the same inputs does', async () => {
     expect(await servingState(store)).toEqual(afterIncrements);
   });
+
+  it('a run after one that predates the kept agents and feedback (or an older layout of them) is a full run', async () => {
+    await store.write((tx) =>
+      tx.run(`UPDATE scoring_runs SET inputs = json_merge_patch(inputs, '{"kept_tables": null}') WHERE run_id = (SELECT max(run_id) FROM scoring_runs)`),
+    );
+    await store.write((tx) => tx.run('DELETE FROM rated_feedback'));
+    const run = await runScoring(store);
+    expect(run.kind).toBe('full');
+    expect(await servingState(store)).toEqual(afterIncrements);
+  });
 });
