@@ -44,18 +44,33 @@ describe('scoring runs over a simulated history', () => {
     // Path 2: everything at once, one full run. A third of the later half's payments are also
     // imported from a file (as a data team might have before the chain was indexed); in some of
     // those rows the file names the wrong payee, an address nothing else pays, which loses its
-    // only payments once the chain's rows replace the file's.
+    // only payments once the chain's rows replace the file's. One row names the wrong payer and
+    // payee: a client paying the wallet of an agent it rated and never paid, so the file raises
+    // that client's weight until the chain's row replaces it.
     full = await openStore({ dataDir: tempDataDir('scoring-full') });
     await ingestChain({ store: full, chain, log: silentLogger });
     await metadata(full);
+    const [wrongPayer] = await full.read(
+      `SELECT p.tx_hash, p.log_index, c.client_address, c.wallet
+         FROM (SELECT tx_hash, log_index FROM x402_payments WHERE block_number > ${middle} AND log_index % 3 = 0 ORDER BY tx_hash LIMIT 1) p,
+              (SELECT f.client_address, '0x' || right(lower(m.metadata_value), 40) AS wallet
+                 FROM feedback f JOIN agent_metadata m ON m.chain = f.chain AND m.agent_id = f.agent_id AND m.metadata_key = 'agentWallet'
+                WHERE m.block_number <= ${middle} AND f.block_number <= ${middle}
+                  AND f.tag1 NOT IN ('responseTime', 'blocktimeFreshness', 'revenues', 'tradingYield')
+                  AND NOT EXISTS (SELECT 1 FROM x402_payments q WHERE q.payer = f.client_address AND q.payee = '0x' || right(lower(m.metadata_value), 40))
+                ORDER BY f.client_address LIMIT 1) c`,
+    );
+    expect(wrongPayer).toBeDefined();
     const importedPayments = path.join(tempDataDir('scoring-import'), 'payments.csv');
     await full.write((tx) =>
       tx.run(
         `COPY (SELECT chain, block_number, strftime(block_time, '%Y-%m-%dT%H:%M:%SZ') AS block_time, tx_hash, log_index, token,
-                      payer AS from_address, CASE WHEN log_index % 2 = 0 THEN payee ELSE '${wrongPayee}' END AS to_address,
+                      CASE WHEN tx_hash = $1 AND log_index = $2 THEN $3 ELSE payer END AS from_address,
+                      CASE WHEN tx_hash = $1 AND log_index = $2 THEN $4 WHEN log_index % 2 = 0 THEN payee ELSE '${wrongPayee}' END AS to_address,
                       value, submitter AS tx_sender, true AS authorized
                  FROM x402_payments WHERE block_number > ${middle} AND log_index % 3 = 0)
          TO '${importedPayments}' (HEADER)`,
+        [String(wrongPayer!.tx_hash), Number(wrongPayer!.log_index), String(wrongPayer!.client_address), String(wrongPayer!.wallet)],
       ),
     );
     const importPayments = async (store: Store) => {
@@ -68,7 +83,9 @@ describe('scoring runs over a simulated history', () => {
     await expectPaymentsMatchView(full);
 
     // Path 1: half the history, a full run; the imported payments, then the rest of the chain
-    // (whose rows replace the imported ones), incremental runs (and one on demand).
+    // (whose rows replace the imported ones), a run on demand first (it brings the payments up to
+    // date, taking the wrong payer's and payee's payments away, but rescores only what it was
+    // asked), then incremental runs.
     incremental = await openStore({ dataDir: tempDataDir('scoring-incremental') });
     await ingestChain({ store: incremental, chain: { ...chain, confirmations: head - middle }, log: silentLogger });
     await metadata(incremental);
@@ -78,11 +95,13 @@ describe('scoring runs over a simulated history', () => {
     await expectPaymentsMatchView(incremental);
     expect((await incremental.read(`SELECT count(*)::INTEGER AS n FROM scored_payments WHERE origin = 'import'`))[0]!.n).toBeGreaterThan(0);
     expect(await incremental.read('SELECT address FROM address_scores WHERE address = $1', [wrongPayee])).toHaveLength(1);
+    const [paidWeight] = await incremental.read(`SELECT weight_reason FROM feedback_weights WHERE client_address = $1 AND weight_reason LIKE 'paid_%'`, [String(wrongPayer!.client_address)]);
+    expect(paidWeight).toBeDefined();
     await ingestChain({ store: incremental, chain, log: silentLogger });
     await metadata(incremental);
-    expect((await runScoring(incremental, onDevnet)).kind).toBe('incremental');
-    await expectPaymentsMatchView(incremental);
     expect((await runScoring(incremental, { ...onDevnet, addresses: [unknownAddress] })).kind).toBe('addresses');
+    await expectPaymentsMatchView(incremental);
+    expect((await runScoring(incremental, onDevnet)).kind).toBe('incremental');
     await expectPaymentsMatchView(incremental);
     expect((await runScoring(incremental, onDevnet)).kind).toBe('incremental');
     await expectPaymentsMatchView(incremental);

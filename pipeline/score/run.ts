@@ -134,6 +134,7 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
       } else {
         await tx.run('CREATE OR REPLACE TEMP TABLE changed_addresses (address VARCHAR)');
         await tx.append('changed_addresses', addresses.map((a) => [a.address]));
+        await step(tx, 'pending_addresses', options.onStep);
       }
       await step(tx, 'scope', options.onStep);
     }

@@ -4,7 +4,8 @@
 -- seen). Everything newer than those is new input; so are the payments this run added to or
 -- removed from scored_payments (sql/score/payments.sql), which include an imported payment a
 -- chain row replaced. Transfers above the watermarks are read as well: an on-demand run in
--- between brought scored_payments up to date without rescoring what it found.
+-- between brought scored_payments up to date without rescoring what it found; it left the
+-- addresses of what it added or removed in pending_addresses, taken here.
 -- payment_floor and the payments_from variable come from sql/score/payments.sql; the constant
 -- lets zone maps skip the older blocks of token_transfers.
 CREATE OR REPLACE TEMP TABLE changed_addresses AS
@@ -20,4 +21,7 @@ SELECT from_address AS address FROM new_transfers
 UNION SELECT to_address FROM new_transfers
 UNION SELECT unnest([payer, payee]) FROM gone_payments
 UNION SELECT unnest([payer, payee]) FROM new_payments
-UNION SELECT address FROM known_addresses WHERE first_seen_at > (SELECT known_through FROM run_params);
+UNION SELECT address FROM known_addresses WHERE first_seen_at > (SELECT known_through FROM run_params)
+UNION SELECT address FROM pending_addresses;
+
+DELETE FROM pending_addresses;

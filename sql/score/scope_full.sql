@@ -12,3 +12,6 @@ CREATE OR REPLACE TEMP TABLE fact_addresses (address VARCHAR);
 
 -- Left empty: a full run computes every client's weight (sql/score/feedback.sql).
 CREATE OR REPLACE TEMP TABLE weight_clients (chain VARCHAR, agent_id HUGEINT, client_address VARCHAR);
+
+-- Everything is rescored: nothing is left pending from on-demand runs (sql/score/changed.sql).
+DELETE FROM pending_addresses;
