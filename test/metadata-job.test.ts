@@ -10,6 +10,10 @@ import { tempDataDir } from './helpers/temp.ts';
 const registry = '0x8004a169fb4a3325136eb29fa0ceb6d2e539a432';
 const requests: string[] = [];
 let server: LoopbackServer;
+// The late agent's website answers only once released (see 'stamps each row ...').
+let releaseLateSite: (() => void) | null = null;
+let lateSiteAsked: () => void;
+const lateSiteRequested = new Promise<void>((resolve) => (lateSiteAsked = resolve));
 let store: Store;
 
 const realAgent = (origin: string) => ({
@@ -39,6 +43,16 @@ beforeAll(async () => {
           return void res.end('<h1>Yield Pilot</h1><p>Paid over x402.</p>');
         case '/agents/6.json':
           return sendJson(res, { name: 'Imported Oracle', description: 'Publishes gas price forecasts for Base every block.' });
+        case '/late/agent.json':
+          return sendJson(res, { ...realAgent(origin), name: 'Late Agent', services: [{ name: 'web', endpoint: `${origin}/late/site` }] });
+        case '/late/quick.json':
+          return sendJson(res, { name: 'Quick Agent', description: 'Answers at once.' });
+        case '/late/site':
+          releaseLateSite = () => {
+            res.writeHead(200, { 'content-type': 'text/html' });
+            res.end('<h1>Late Agent</h1>');
+          };
+          return lateSiteAsked();
         default:
           return sendJson(res, { error: 'not found' }, 404);
       }
@@ -167,6 +181,32 @@ describe('fetchMetadataJob', () => {
     expect(newest).toEqual([{ agent_uri: `${server.origin}/agents/6.json`, name: 'Imported Oracle' }]);
   });
 
+  it('stamps each row when it is written, so a file fetched before a scoring run but written after it is newer than that run saw', async () => {
+    // The late agent is fetched first, then waits for its website while 50 others are fetched and
+    // committed in a batch. A scoring run then takes the newest fetched_at as its watermark
+    // (sql/score/inputs.sql) and picks up only rows newer than it (sql/score/changed_agents.sql).
+    await store.write(async (tx) => {
+      await tx.run(`INSERT INTO agent_registrations VALUES ('late', 200, $1, 0, $2, 0, $3, '0xaa')`, [`0x${'c8'.padStart(64, '0')}`, registry, `${server.origin}/late/agent.json`]);
+      await tx.run(
+        `INSERT INTO agent_registrations
+         SELECT 'late', 201 + i, printf('0x%064x', 1000 + i), 0, $1, 1 + i, $2, '0xaa' FROM range(50) t(i)`,
+        [registry, `${server.origin}/late/quick.json`],
+      );
+    });
+    const job = fetchMetadataJob({ store, log: silentLogger }, { ...options(), chain: 'late', concurrency: 4 });
+    await lateSiteRequested;
+    const [watermark] = await waitFor(async () => {
+      const rows = await store.read(`SELECT count(*)::INTEGER AS n, max(fetched_at)::VARCHAR AS newest FROM registration_files WHERE chain = 'late'`);
+      return rows[0]!.n === 50 ? rows : null;
+    });
+    releaseLateSite!();
+    await job;
+    const [late] = await store.read(`SELECT fetched_at::VARCHAR AS fetched_at FROM registration_files WHERE chain = 'late' AND agent_id = 0`);
+    expect(String(late!.fetched_at) > String(watermark!.newest)).toBe(true);
+    const [evidence] = await store.read(`SELECT checked_at::VARCHAR AS checked_at FROM agent_evidence WHERE chain = 'late' AND agent_id = 0`);
+    expect(String(evidence!.checked_at) > String(watermark!.newest)).toBe(true);
+  });
+
   it('writes many agents in several small batches', async () => {
     const file = Buffer.from(JSON.stringify({ name: 'Bulk Agent', description: 'One of many agents written in batches.' })).toString('base64');
     await store.write((tx) =>
@@ -184,3 +224,13 @@ describe('fetchMetadataJob', () => {
     expect(await store.read("SELECT count(*)::INTEGER AS rows FROM agent_evidence WHERE chain = 'bulk'")).toEqual([{ rows: 120 }]);
   });
 });
+
+async function waitFor<T>(probe: () => Promise<T | null>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== null) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

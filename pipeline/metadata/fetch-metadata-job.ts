@@ -40,11 +40,10 @@ interface AgentToFetch {
 
 interface Outcome {
   agent: AgentToFetch;
-  fetchedAt: Date;
   fetched: FetchRegistrationResult;
   parsed: ParsedRegistration | null;
   quality: MetadataQuality;
-  evidence: { checkedAt: Date; found: AgentEvidence } | null;
+  evidence: AgentEvidence | null;
 }
 
 const batchSize = 50;
@@ -99,26 +98,30 @@ export async function fetchMetadataJob(
 
 async function fetchOne(agent: AgentToFetch, options: FetchOptions): Promise<Outcome> {
   const fetched = await fetchRegistrationFile(agent.agentUri, options);
-  const fetchedAt = new Date();
   const parsed = fetched.ok ? parseRegistration(fetched.body) : null;
   const quality = classifyMetadataQuality(parsed, fetched);
   // Evidence only when there is a file to draw it from: an empty row after a failed fetch would
   // replace (newest row wins) what an earlier successful fetch found.
-  const evidence = parsed && quality !== 'unknown' ? { found: await gatherEvidence(parsed, options), checkedAt: new Date() } : null;
-  return { agent, fetchedAt, fetched, parsed, quality, evidence };
+  const evidence = parsed && quality !== 'unknown' ? await gatherEvidence(parsed, options) : null;
+  return { agent, fetched, parsed, quality, evidence };
 }
 
 const toTimestamp = (date: Date) => timestampValue(BigInt(date.getTime()) * 1000n);
 
+// fetched_at and checked_at are the time the batch is written, inside the serialised writer, not
+// the time each fetch ended: a scoring run takes the newest it saw as its watermark and reads
+// only newer rows next time (sql/score/changed_agents.sql), and a fetch that ended before a run
+// can be written after it (its evidence was slow, or its batch was not full yet).
 async function appendOutcomes(tx: WriteTx, batch: Outcome[]): Promise<void> {
+  const writtenAt = toTimestamp(new Date());
   await tx.append(
     'registration_files',
-    batch.map(({ agent, fetchedAt, fetched, parsed, quality }) => [
+    batch.map(({ agent, fetched, parsed, quality }) => [
       agent.chain,
       agent.registry,
       agent.agentId,
       agent.agentUri,
-      toTimestamp(fetchedAt),
+      writtenAt,
       fetched.ok ? 'ok' : fetched.status,
       fetched.ok ? fetched.kind : null,
       fetched.ok ? fetched.sha256 : null,
@@ -142,14 +145,14 @@ async function appendOutcomes(tx: WriteTx, batch: Outcome[]): Promise<void> {
               agent.chain,
               agent.registry,
               agent.agentId,
-              toTimestamp(evidence.checkedAt),
-              evidence.found.has_a2a_agent_card,
-              evidence.found.website_url,
-              evidence.found.website_reachable,
-              evidence.found.website_mentions_mcp,
-              evidence.found.website_mentions_x402,
-              evidence.found.github_url,
-              evidence.found.github_stars,
+              writtenAt,
+              evidence.has_a2a_agent_card,
+              evidence.website_url,
+              evidence.website_reachable,
+              evidence.website_mentions_mcp,
+              evidence.website_mentions_x402,
+              evidence.github_url,
+              evidence.github_stars,
             ],
           ]
         : [],
