@@ -46,7 +46,7 @@ export async function benchScore(): Promise<Record<string, number>> {
       await checkpoint(store);
 
       // The first incremental run after the rebuild pays for things a run every minute does not
-      // (about 1.5x the next one): timed and reported, but the ratio is of the run after it.
+      // (about twice the next one): timed and reported, but the ratio is of the run after it.
       await applyScoreIncrement(store, size);
       started = performance.now();
       const afterRebuild = await runIncremental(store, onStep('after_rebuild'));

@@ -7,7 +7,6 @@ import type { ChainConfig } from '../config.ts';
 import type { BlockInfo } from '../chain/rpc.ts';
 import type { SourceName } from './source-names.ts';
 
-
 export interface SourceTable {
   table: string;
   /** The column and value that mark this source's rows, so a range delete stays within the source. */

@@ -202,7 +202,8 @@ async function chooseKind(
       await tx.run('DELETE FROM previous_cursors');
     }
   }
-  // A new model changes every score; so does anything that rebuilds the payments.
+  // A new model changes every score; so does anything that rebuilds the payments, and a layout
+  // of the kept agents and feedback the previous run did not write.
   const full = options.full || rebuildPayments || before!.model_version !== current.model_version || before!.kept_tables !== current.kept_tables;
   if (full) return { kind: 'full', rebuildPayments };
   return { kind: onDemand ? 'addresses' : 'incremental', rebuildPayments };

@@ -2,7 +2,8 @@
 -- run, read before the agents are rebuilt (sql/score/agents.sql). Reads `run_params` (the previous
 -- run's watermarks) and `previous_cursors` (its block per chain and source; -1 for a source it had
 -- not seen): identity and reputation rows above those blocks, imports newer than the previous run,
--- and registration files and evidence fetched since.
+-- and registration files and evidence written since (stamped when written,
+-- pipeline/metadata/fetch-metadata-job.ts).
 CREATE OR REPLACE TEMP TABLE changed_agents AS
 WITH new_imports AS (
   SELECT import_id FROM imports WHERE imported_at > (SELECT imports_through FROM run_params)
