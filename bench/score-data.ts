@@ -62,11 +62,16 @@ export async function generateScoreData(store: Store, size: ScoreDataSize): Prom
   });
 }
 
-/** Adds one hour of blocks above the token cursor whose payments touch 1% of the addresses. */
-export async function applyScoreIncrement(store: Store, size: ScoreDataSize): Promise<void> {
+/**
+ * Adds one hour of blocks above the token cursor whose payments touch 1% of the addresses; or the
+ * payments `newPayments` makes (SQL that creates bench_new_payments as score_increment.sql does).
+ */
+export async function applyScoreIncrement(store: Store, size: ScoreDataSize, newPayments = sqlFile('bench/score_increment')): Promise<void> {
   await store.write(async (tx) => {
     await tx.run(variables(size));
-    for (const file of ['score_macros', 'score_increment', 'score_payments']) await tx.run(sqlFile(`bench/${file}`));
+    await tx.run(sqlFile('bench/score_macros'));
+    await tx.run(newPayments);
+    await tx.run(sqlFile('bench/score_payments'));
     await tx.run('DROP TABLE bench_new_payments');
   });
 }

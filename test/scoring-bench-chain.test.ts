@@ -13,10 +13,22 @@ import { expectPaymentsMatchView, servingState } from './helpers/scoring-invaria
 const size: ScoreDataSize = { addresses: 5000, transfers: 50_000, agents: 300 };
 const increments = 4;
 
+// Five verified-or-not payments from each of the first 1,000 sybil farm addresses
+// (sql/bench/score_macros.sql, bench_sybil) to addresses of the population, in the next hour.
+const sybilsPay = `
+SET VARIABLE bench_previous_head = (SELECT max(block_number) FROM ingest_cursors WHERE chain = 'base' AND source = 'token');
+SET VARIABLE bench_head = getvariable('bench_previous_head') + 1800;
+CREATE OR REPLACE TEMP TABLE bench_new_payments AS
+SELECT getvariable('bench_head') * 100000 + k AS seed, getvariable('bench_previous_head') + 1 + k // 3 AS block_number,
+       k % 3 = 0 AS first_in_block, (k % 3)::INTEGER * 2 + 1 AS log_index,
+       1000000000000 + k // 5 AS payer_id, k AS payee_id, 1000000::HUGEINT AS value
+  FROM range(5000) t(k)`;
+
 describe('incremental runs over the bench chain', () => {
   let store: Store;
   let afterIncrements: Record<string, unknown[]>;
   let weightsChanged = 0;
+  let flagsFlipped = 0;
 
   beforeAll(async () => {
     store = await openStore({ dataDir: tempDataDir('bench-chain') });
@@ -30,6 +42,17 @@ describe('incremental runs over the bench chain', () => {
       const [row] = await store.read('SELECT count(*)::INTEGER AS n FROM feedback_weights WHERE run_id = $1', [run.runId]);
       weightsChanged += Number(row!.n);
     }
+    // Then the sybils start paying: clients without payment history (weight 0) gain verified
+    // counterparties. Records whose agents did not change can lose the caveat that some client
+    // carries no weight; only that flag is rewritten for them (sql/score/records.sql).
+    const flags = async () => new Map((await store.read('SELECT address, weightless_feedback, feedback_count FROM address_feedback')).map((r) => [r.address, r]));
+    const before = await flags();
+    await applyScoreIncrement(store, size, sybilsPay);
+    expect((await runScoring(store)).kind).toBe('incremental');
+    for (const [address, row] of await flags()) {
+      const was = before.get(address);
+      if (was && was.feedback_count === row.feedback_count && was.weightless_feedback !== row.weightless_feedback) flagsFlipped++;
+    }
     await expectPaymentsMatchView(store);
     afterIncrements = await servingState(store);
     expect((await runScoring(store, { full: true })).kind).toBe('full');
@@ -41,6 +64,10 @@ describe('incremental runs over the bench chain', () => {
     expect(weightsChanged).toBeGreaterThan(0);
   });
 
+  it('flipped the unweighted-client flag of records whose agents did not change (the second case under test)', () => {
+    expect(flagsFlipped).toBeGreaterThan(0);
+  });
+
   it('leaves every kept and serving table as one full run over the same inputs does', async () => {
     expect(await servingState(store)).toEqual(afterIncrements);
   });
@@ -49,7 +76,7 @@ describe('incremental runs over the bench chain', () => {
     await store.write((tx) =>
       tx.run(`UPDATE scoring_runs SET inputs = json_merge_patch(inputs, '{"kept_tables": null}') WHERE run_id = (SELECT max(run_id) FROM scoring_runs)`),
     );
-    await store.write((tx) => tx.run('DELETE FROM rated_feedback'));
+    await store.write((tx) => tx.run('DELETE FROM rated_feedback; DELETE FROM chain_feedback'));
     const run = await runScoring(store);
     expect(run.kind).toBe('full');
     expect(await servingState(store)).toEqual(afterIncrements);

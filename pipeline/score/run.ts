@@ -20,10 +20,10 @@ export const modelVersion = 'v1';
 // database from before they existed records none).
 const scoredPaymentsVersion = 4;
 
-// Bumped when what registered_agents or rated_feedback holds changes meaning: a run whose
-// predecessor recorded another number (or none: a database from before them) is a full run,
-// which rebuilds them.
-const keptTablesVersion = 1;
+// Bumped when what registered_agents, rated_feedback or chain_feedback holds changes meaning: a
+// run whose predecessor recorded another number (or none: a database from before them) is a full
+// run, which rebuilds them.
+const keptTablesVersion = 2;
 
 export interface ScoringOptions {
   /** Recompute everything even when an incremental run would do. */
@@ -71,7 +71,8 @@ const runTables = [
   'scope_addresses', 'fact_addresses', 'payment_floor', 'new_imports', 'removed_payments', 'added_payments',
   'gone_payments', 'new_payments', 'recount_pairs', 'recount_months', 'pair_payments', 'changed_pairs', 'changed_months',
   'paid_addresses',
-  'scoped_facts', 'feedback_agents', 'weight_clients', 'run_feedback', 'run_feedback_weights',
+  'scoped_facts', 'feedback_addresses', 'weight_clients', 'run_feedback', 'run_feedback_weights',
+  'kept_feedback_counts', 'related_agents', 'reflagged_feedback',
 ];
 
 export async function runScoring(store: Store, options: ScoringOptions = {}): Promise<ScoringRun> {

@@ -2,6 +2,14 @@
 -- registration file and evidence (identity, declared capability), the payments of its payment
 -- address (activity, reach, demonstrated capability) and its weighted feedback (trust).
 -- A full run replaces every row (an agent a reorg removed goes).
+-- How many entries and clients rate each agent in scope whose feedback did not change: as the
+-- previous run counted them (read before its rows go). Only changed agents are counted again.
+CREATE OR REPLACE TEMP TABLE kept_feedback_counts AS
+SELECT chain, agent_id, feedback_count, client_count FROM agent_scores s
+  SEMI JOIN scope_agents USING (chain, agent_id)
+  ANTI JOIN changed_agents USING (chain, agent_id)
+ WHERE NOT getvariable('is_full');
+
 DELETE FROM agent_scores WHERE getvariable('is_full');
 DELETE FROM agent_scores WHERE NOT getvariable('is_full') AND (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents);
 
@@ -24,8 +32,11 @@ SELECT (SELECT run_id FROM run_params), chain, registry, agent_id, client_addres
 INSERT INTO agent_scores
 WITH feedback_facts AS (
   SELECT chain, agent_id, count(*)::INTEGER AS feedback_count, count(DISTINCT client_address)::INTEGER AS client_count
-    FROM run_feedback WHERE (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents)
+    FROM (SELECT * FROM run_feedback WHERE getvariable('is_full')
+          UNION ALL SELECT f.* FROM run_feedback f SEMI JOIN changed_agents USING (chain, agent_id) WHERE NOT getvariable('is_full'))
    GROUP BY chain, agent_id
+  UNION ALL
+  SELECT * FROM kept_feedback_counts
 ),
 weighted AS (         -- every client's weight: those this run recomputed, and the rest as kept
   SELECT chain, agent_id, sum(weight::DECIMAL(18, 6))::DOUBLE AS feedback_weight,

@@ -48,16 +48,6 @@ best_agent AS (
 ),
 paid_agents AS (SELECT chain, pay_to AS address, count(*)::INTEGER AS n FROM agents_now GROUP BY chain, pay_to),
 owned_agents AS (SELECT chain, owner AS address, count(*)::INTEGER AS n FROM agents_now GROUP BY chain, owner),
-feedback_here AS (    -- feedback to the agents paid at this address
-  SELECT f.chain, a.pay_to AS address,
-         count(*)::INTEGER AS feedback_count, count(DISTINCT f.client_address)::INTEGER AS client_count,
-         round(avg(f.rating) FILTER (f.tag_group = 'trust'), 1)    AS trust_avg,
-         round(avg(f.rating) FILTER (f.tag_group = 'uptime'), 1)   AS uptime_avg,
-         round(avg(f.rating) FILTER (f.tag_group = 'activity'), 1) AS activity_avg,
-         max(f.given_at) AS last_feedback_at
-    FROM run_feedback f JOIN registered_agents a USING (chain, agent_id)
-   GROUP BY f.chain, a.pay_to
-),
 rows AS (
   SELECT f.chain, f.address,
          coalesce(f.candidate_as_payer, 0) AS candidate_as_payer, coalesce(f.candidate_as_payee, 0) AS candidate_as_payee,
@@ -135,5 +125,5 @@ SELECT (SELECT run_id FROM run_params), c.chain, c.address,
        fb.last_feedback_at, c.feedback_weight
   FROM classified c
   LEFT JOIN registered_agents a ON a.chain = c.chain AND a.agent_id = c.best_agent_id
-  LEFT JOIN feedback_here fb ON fb.chain = c.chain AND fb.address = c.address
+  LEFT JOIN chain_feedback fb ON fb.chain = c.chain AND fb.address = c.address  -- kept by sql/score/feedback.sql
  ORDER BY c.address, c.chain;

@@ -1,12 +1,6 @@
 -- ERC-8004 feedback: live entries (revoked ones dropped) with normalised ratings, kept between
--- runs, for the agents in scope and for every agent paid at or owned by an address in scope (their
--- records show it); and how much each client counts whose weight can have changed
--- (docs/scoring.md, "Feedback weight").
-CREATE OR REPLACE TEMP TABLE feedback_agents AS   -- (a full run's scope_agents is every agent)
-SELECT chain, agent_id FROM scope_agents
-UNION SELECT chain, agent_id FROM registered_agents
- WHERE NOT getvariable('is_full')
-   AND (pay_to IN (SELECT address FROM scope_addresses) OR owner IN (SELECT address FROM scope_addresses));
+-- runs; the feedback to the agents paid at each address (chain_feedback); and how much each client
+-- counts whose weight can have changed (docs/scoring.md, "Feedback weight").
 
 -- Keeps rated_feedback (migration 026): the entries of the agents this run rebuilds (every
 -- agent in a full run, else changed_agents: new feedback, revocations or imports), with the
@@ -39,13 +33,40 @@ entries AS (
 SELECT e.*, feedback_rating(e.tag1, e.value, e.value_decimals)::DECIMAL(18, 6) AS rating, feedback_group(e.tag1) AS tag_group
   FROM entries e;
 
--- The entries this run reads: those of the agents in scope and of every agent paid at or owned by
--- an address in scope (their records show it).
+-- The addresses whose feedback blocks (chain_feedback here, address_feedback in
+-- sql/score/records.sql) this run sums again: the payment addresses and owners, now and in the
+-- previous run, of the changed agents. Every other address's agents and their entries are as the
+-- previous run found them (unused in a full run, which sums them all).
+CREATE OR REPLACE TEMP TABLE feedback_addresses AS
+SELECT pay_to AS address FROM registered_agents SEMI JOIN changed_agents USING (chain, agent_id)
+UNION SELECT owner FROM registered_agents SEMI JOIN changed_agents USING (chain, agent_id)
+UNION SELECT coalesce(agent_wallet, owner) FROM agent_scores SEMI JOIN changed_agents USING (chain, agent_id)
+UNION SELECT owner FROM agent_scores SEMI JOIN changed_agents USING (chain, agent_id);
+
+-- The entries those sums read: every agent's paid at or owned by such an address (all in a full run).
 CREATE OR REPLACE TEMP TABLE run_feedback AS
 SELECT * FROM rated_feedback WHERE getvariable('is_full')
 UNION ALL
-SELECT f.* FROM rated_feedback f SEMI JOIN feedback_agents a ON a.chain = f.chain AND a.agent_id = f.agent_id
+SELECT f.* FROM rated_feedback f
+  SEMI JOIN (SELECT chain, agent_id FROM registered_agents
+              WHERE pay_to IN (SELECT address FROM feedback_addresses) OR owner IN (SELECT address FROM feedback_addresses)) a
+    ON a.chain = f.chain AND a.agent_id = f.agent_id
  WHERE NOT getvariable('is_full');
+
+-- Keeps chain_feedback (migration 028): per (chain, address), the feedback to the agents paid there.
+DELETE FROM chain_feedback WHERE getvariable('is_full');
+DELETE FROM chain_feedback WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM feedback_addresses);
+
+INSERT INTO chain_feedback
+SELECT f.chain, a.pay_to,
+       count(*)::INTEGER, count(DISTINCT f.client_address)::INTEGER,
+       round(avg(f.rating) FILTER (f.tag_group = 'trust'), 1),
+       round(avg(f.rating) FILTER (f.tag_group = 'uptime'), 1),
+       round(avg(f.rating) FILTER (f.tag_group = 'activity'), 1),
+       max(f.given_at)
+  FROM run_feedback f JOIN registered_agents a USING (chain, agent_id)
+ WHERE getvariable('is_full') OR a.pay_to IN (SELECT address FROM feedback_addresses)
+ GROUP BY f.chain, a.pay_to;
 
 -- One row per (agent, client) with a rating. A client counts at most 1 however many entries it
 -- leaves; how much it counts depends on evidence that it is a real customer:
@@ -57,9 +78,9 @@ SELECT f.* FROM rated_feedback f SEMI JOIN feedback_agents a ON a.chain = f.chai
 CREATE OR REPLACE TEMP TABLE run_feedback_weights AS
 WITH per_client AS (  -- the clients whose weight this run recomputes (sql/score/scope.sql): all in a full run
   SELECT chain, agent_id, client_address, count(*)::INTEGER AS feedback_count, round(avg(rating), 4)::DOUBLE AS value_avg
-    FROM (SELECT * FROM run_feedback WHERE getvariable('is_full')
+    FROM (SELECT * FROM rated_feedback WHERE getvariable('is_full')
           UNION ALL
-          SELECT f.* FROM run_feedback f
+          SELECT f.* FROM rated_feedback f
             SEMI JOIN weight_clients w ON w.chain = f.chain AND w.agent_id = f.agent_id AND w.client_address = f.client_address
            WHERE NOT getvariable('is_full'))
    WHERE rating IS NOT NULL

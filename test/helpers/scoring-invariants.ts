@@ -6,6 +6,7 @@ import type { Store } from '../../pipeline/store/store.ts';
 const servingTables = {
   registered_agents: 'SELECT * FROM registered_agents ORDER BY chain, agent_id',
   rated_feedback: 'SELECT * FROM rated_feedback ORDER BY chain, agent_id, client_address, feedback_index',
+  chain_feedback: 'SELECT * FROM chain_feedback ORDER BY chain, address',
   agent_scores: 'SELECT * EXCLUDE (run_id) FROM agent_scores ORDER BY chain, agent_id',
   feedback_weights: 'SELECT * EXCLUDE (run_id) FROM feedback_weights ORDER BY chain, agent_id, client_address',
   chain_scores: 'SELECT * EXCLUDE (run_id) FROM chain_scores ORDER BY chain, address',
