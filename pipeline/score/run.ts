@@ -69,7 +69,8 @@ interface PreviousRun {
 const runTables = [
   'run_params', 'previous_cursors', 'changed_addresses', 'changed_agents', 'scope_agents',
   'scope_addresses', 'fact_addresses', 'payment_floor', 'new_imports', 'removed_payments', 'added_payments',
-  'gone_payments', 'new_payments', 'recount_pairs', 'recount_months', 'pair_payments', 'changed_pairs', 'changed_months',
+  'gone_payments', 'new_payments', 'recount_pairs', 'recount_months', 'pair_payments', 'fresh_pairs', 'kept_pairs',
+  'changed_pairs', 'fresh_months', 'kept_months', 'changed_months',
   'paid_addresses',
   'scoped_facts', 'feedback_addresses', 'weight_clients', 'run_feedback', 'run_feedback_weights',
   'kept_feedback_counts', 'related_agents', 'reflagged_feedback',
@@ -117,8 +118,9 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
     // A constant to the planner, unlike a subquery on run_params. A filter on the run's scope is
     // written as twins, `WHERE getvariable('is_full')` and `WHERE NOT getvariable('is_full') AND
     // x IN (…scope…)`: the planner drops the twin that cannot match. `is_full OR x IN (…)` would
-    // still build the join over every address in a full run.
-    await tx.run(`SET VARIABLE is_full = (SELECT is_full FROM run_params)`);
+    // still build the join over every address in a full run. The run id too: a filter on it
+    // skips by their zone maps every row group written before this run.
+    await tx.run(`SET VARIABLE is_full = (SELECT is_full FROM run_params); SET VARIABLE run_id = (SELECT run_id FROM run_params)`);
 
     // The agents whose rows this run rebuilds (sql/score/agents.sql): every agent in a full run.
     if (kind === 'incremental') await step(tx, 'changed_agents', options.onStep);

@@ -8,9 +8,11 @@ DELETE FROM address_scores WHERE getvariable('is_full');
 DELETE FROM address_scores WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses);
 
 INSERT INTO address_scores
-WITH scoped AS NOT MATERIALIZED (  -- the chain rows of the addresses in scope
+WITH scoped AS NOT MATERIALIZED (  -- the chain rows of the addresses in scope: those this run
+                                   -- wrote (sql/score/chain_scores.sql), found by the run id
+                                   -- rather than by a join with every address in the table
   SELECT * FROM chain_scores WHERE getvariable('is_full')
-  UNION ALL SELECT * FROM chain_scores WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses)
+  UNION ALL SELECT * FROM chain_scores WHERE NOT getvariable('is_full') AND run_id = getvariable('run_id')
 ),
 multi_chain AS (      -- few addresses are on more than one chain; only they need aggregates, which
                       -- cost seconds per million groups

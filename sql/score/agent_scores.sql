@@ -49,6 +49,9 @@ agents AS (        -- a window, not a join with per-owner counts: DuckDB's estim
                    -- times every agent of its chain)
   SELECT *, count(*) OVER (PARTITION BY chain, owner)::INTEGER AS agents_sharing_owner FROM registered_agents
 ),
+agents_in_scope AS MATERIALIZED (  -- before the joins: a filter is not pushed below the window
+  SELECT a.* FROM agents a SEMI JOIN scope_agents s ON s.chain = a.chain AND s.agent_id = a.agent_id
+),
 dimensions AS (
   SELECT a.*,
          coalesce(f.candidate_as_payer + f.candidate_as_payee, 0) AS candidate_total,
@@ -64,11 +67,10 @@ dimensions AS (
                               coalesce(f.verified_as_payee, 0)) AS capability,
          reach_dimension(coalesce(f.verified_counterparties_count, 0), coalesce(f.counterparties_count, 0)) AS reach,
          trust_dimension(coalesce(w.weighted_sum, 0), coalesce(w.feedback_weight, 0)) AS trust
-    FROM agents a
+    FROM agents_in_scope a
     LEFT JOIN run_facts() f ON f.chain = a.chain AND f.address = a.pay_to
     LEFT JOIN feedback_facts ff ON ff.chain = a.chain AND ff.agent_id = a.agent_id
     LEFT JOIN weighted w ON w.chain = a.chain AND w.agent_id = a.agent_id
-   WHERE (a.chain, a.agent_id) IN (SELECT (chain, agent_id) FROM scope_agents)
 )
 SELECT (SELECT run_id FROM run_params), chain, registry, agent_id, owner, agent_wallet, name, description, agent_uri,
        metadata_quality, service_count > 0 AS has_endpoint, github_url, registered_at, agents_sharing_owner,

@@ -15,9 +15,8 @@ UNION ALL
 SELECT s.* FROM scored_payments s
   SEMI JOIN recount_pairs r ON r.chain = s.chain AND r.payer = s.payer AND r.payee = s.payee;
 
-CREATE OR REPLACE TEMP TABLE changed_pairs AS
-WITH fresh AS (
-  SELECT chain, payer, payee,
+CREATE OR REPLACE TEMP TABLE fresh_pairs AS   -- totals of the new payments per pair
+SELECT chain, payer, payee,
          count(*)                          AS payments,
          count(*) FILTER (verified)        AS verified_payments,
          sum(value)                        AS volume,
@@ -27,29 +26,32 @@ WITH fresh AS (
          min(block_time) FILTER (verified) AS first_verified_at,
          max(block_time) FILTER (verified) AS last_verified_at
     FROM pair_payments
-   GROUP BY chain, payer, payee
-),
-kept AS (             -- stored totals of the pairs that only gained payments
-  SELECT p.* FROM payment_pairs p
-    SEMI JOIN fresh f ON f.chain = p.chain AND f.payer = p.payer AND f.payee = p.payee
-    ANTI JOIN recount_pairs r ON r.chain = p.chain AND r.payer = p.payer AND r.payee = p.payee
-)
+   GROUP BY chain, payer, payee;
+
+-- Stored totals of the pairs that only gained payments (a pair first paid now has none).
+CREATE OR REPLACE TEMP TABLE kept_pairs AS
+SELECT p.* FROM payment_pairs p
+  SEMI JOIN fresh_pairs f ON f.chain = p.chain AND f.payer = p.payer AND f.payee = p.payee
+  ANTI JOIN recount_pairs r ON r.chain = p.chain AND r.payer = p.payer AND r.payee = p.payee;
+
+CREATE OR REPLACE TEMP TABLE changed_pairs AS
 SELECT chain, payer, payee,
        sum(payments)::BIGINT AS payments, sum(verified_payments)::BIGINT AS verified_payments,
        sum(volume) AS volume, sum(verified_volume) AS verified_volume,
        min(first_at) AS first_at, max(last_at) AS last_at,
        min(first_verified_at) AS first_verified_at, max(last_verified_at) AS last_verified_at
-  FROM (SELECT * FROM fresh UNION ALL SELECT * FROM kept)
+  FROM (SELECT * FROM fresh_pairs UNION ALL SELECT * FROM kept_pairs)
  GROUP BY chain, payer, payee;
 
+-- The stored rows replaced: none when every changed pair is new, and DuckDB then stops the scan.
 DELETE FROM payment_pairs p
- USING (SELECT chain, payer, payee FROM changed_pairs UNION SELECT chain, payer, payee FROM recount_pairs) c
+ USING (SELECT chain, payer, payee FROM kept_pairs UNION SELECT chain, payer, payee FROM recount_pairs) c
  WHERE c.chain = p.chain AND c.payer = p.payer AND c.payee = p.payee;
 
 INSERT INTO payment_pairs SELECT * FROM changed_pairs;
 
-CREATE OR REPLACE TEMP TABLE changed_months AS
-WITH dated AS (       -- (chain, address, time) of each payment side the changed months are made of
+CREATE OR REPLACE TEMP TABLE fresh_months AS  -- the days of the payment sides the changed months are made of
+WITH dated AS (
   SELECT chain, unnest([payer, payee]) AS address, block_time FROM new_payments
   UNION ALL
   SELECT s.chain, s.payer, s.block_time FROM scored_payments s
@@ -57,23 +59,24 @@ WITH dated AS (       -- (chain, address, time) of each payment side the changed
   UNION ALL
   SELECT s.chain, s.payee, s.block_time FROM scored_payments s
     SEMI JOIN recount_months r ON r.chain = s.chain AND r.address = s.payee AND r.month = date_trunc('month', s.block_time)::DATE
-),
-fresh AS (
-  SELECT chain, address, date_trunc('month', block_time)::DATE AS month,
-         bit_or(1 << (day(block_time) - 1))::INTEGER AS days
-    FROM dated GROUP BY ALL
-),
-kept AS (             -- stored bits of the months that only gained payments
-  SELECT m.* FROM payment_months m
-    SEMI JOIN fresh f ON f.chain = m.chain AND f.address = m.address AND f.month = m.month
-    ANTI JOIN recount_months r ON r.chain = m.chain AND r.address = m.address AND r.month = m.month
 )
+SELECT chain, address, date_trunc('month', block_time)::DATE AS month,
+       bit_or(1 << (day(block_time) - 1))::INTEGER AS days
+  FROM dated GROUP BY ALL;
+
+-- Stored bits of the months that only gained payments.
+CREATE OR REPLACE TEMP TABLE kept_months AS
+SELECT m.* FROM payment_months m
+  SEMI JOIN fresh_months f ON f.chain = m.chain AND f.address = m.address AND f.month = m.month
+  ANTI JOIN recount_months r ON r.chain = m.chain AND r.address = m.address AND r.month = m.month;
+
+CREATE OR REPLACE TEMP TABLE changed_months AS
 SELECT chain, address, month, bit_or(days)::INTEGER AS days
-  FROM (SELECT * FROM fresh UNION ALL SELECT * FROM kept)
+  FROM (SELECT * FROM fresh_months UNION ALL SELECT * FROM kept_months)
  GROUP BY chain, address, month;
 
 DELETE FROM payment_months m
- USING (SELECT chain, address, month FROM changed_months UNION SELECT chain, address, month FROM recount_months) c
+ USING (SELECT chain, address, month FROM kept_months UNION SELECT chain, address, month FROM recount_months) c
  WHERE c.chain = m.chain AND c.address = m.address AND c.month = m.month;
 
 INSERT INTO payment_months SELECT * FROM changed_months;

@@ -37,11 +37,11 @@ UNION SELECT s.owner  FROM agent_scores s JOIN scope_agents USING (chain, agent_
 -- run brings payments up to date for addresses it does not rescore: paid_addresses). The other
 -- weights are the same as the run that last computed them.
 CREATE OR REPLACE TEMP TABLE weight_clients AS
-WITH clients AS (
+WITH clients AS (    -- distinct after the filters below, not over every entry
   SELECT chain, agent_id, client_address FROM feedback
-  UNION SELECT chain, agent_id, client_address FROM imported_feedback
+  UNION ALL SELECT chain, agent_id, client_address FROM imported_feedback
 )
-SELECT c.* FROM clients c SEMI JOIN scope_agents s ON s.chain = c.chain AND s.agent_id = c.agent_id
+SELECT DISTINCT c.* FROM clients c SEMI JOIN scope_agents s ON s.chain = c.chain AND s.agent_id = c.agent_id
  WHERE (c.chain, c.agent_id) IN (SELECT (chain, agent_id) FROM changed_agents)
     OR c.client_address IN (SELECT address FROM changed_addresses UNION SELECT address FROM paid_addresses);
 
