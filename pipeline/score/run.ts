@@ -69,7 +69,8 @@ interface PreviousRun {
 const runTables = [
   'run_params', 'previous_cursors', 'changed_addresses', 'changed_agents', 'scope_agents',
   'scope_addresses', 'fact_addresses', 'payment_floor', 'new_imports', 'removed_payments', 'added_payments',
-  'gone_payments', 'new_payments', 'recount_pairs', 'recount_months', 'pair_payments', 'fresh_pairs', 'kept_pairs',
+  'gone_payments', 'new_payments', 'recount_pairs', 'recount_months', 'stored_pairs', 'pair_payments', 'fresh_pairs',
+  'kept_pairs', 'current_pairs',
   'changed_pairs', 'fresh_months', 'kept_months', 'changed_months',
   'paid_addresses',
   'scoped_facts', 'feedback_addresses', 'weight_clients', 'run_feedback', 'run_feedback_weights',
@@ -127,8 +128,8 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
     else await tx.run('CREATE OR REPLACE TEMP TABLE changed_agents (chain VARCHAR, agent_id HUGEINT)');
     await step(tx, 'agents', options.onStep);
     await step(tx, 'payments', options.onStep);
-    await step(tx, 'pairs', options.onStep);
-    await step(tx, 'payment_facts', options.onStep);
+    // The scope comes before the aggregates: the pairs they read are those of the paid addresses
+    // and of the clients whose weight the run computes again, in one scan (sql/score/pairs.sql).
     if (kind === 'full') {
       await step(tx, 'scope_full', options.onStep);
     } else {
@@ -141,7 +142,7 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
       }
       await step(tx, 'scope', options.onStep);
     }
-    for (const name of ['facts', 'feedback', 'agent_scores', 'chain_scores', 'address_scores', 'records', 'stats']) {
+    for (const name of ['pairs', 'payment_facts', 'facts', 'feedback', 'agent_scores', 'chain_scores', 'address_scores', 'records', 'stats']) {
       await step(tx, name, options.onStep);
     }
 

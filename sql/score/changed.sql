@@ -19,8 +19,7 @@ WITH new_transfers AS (
 )
 SELECT from_address AS address FROM new_transfers
 UNION SELECT to_address FROM new_transfers
-UNION SELECT unnest([payer, payee]) FROM gone_payments
-UNION SELECT unnest([payer, payee]) FROM new_payments
+UNION SELECT address FROM paid_addresses
 UNION SELECT address FROM known_addresses WHERE first_seen_at > (SELECT known_through FROM run_params)
 UNION SELECT address FROM pending_addresses;
 

@@ -28,9 +28,18 @@ SELECT chain, payer, payee,
     FROM pair_payments
    GROUP BY chain, payer, payee;
 
+-- The stored pairs this run reads, in one scan before it changes any: those either side of which
+-- was paid or paid by this run (their totals change, and so do their addresses' facts:
+-- sql/score/payment_facts.sql), and those paid by a client whose weight this run computes again
+-- (sql/score/feedback.sql; none in a full run, which reads every pair there).
+CREATE OR REPLACE TEMP TABLE stored_pairs AS
+SELECT * FROM payment_pairs
+ WHERE payer IN (SELECT address FROM paid_addresses UNION SELECT client_address FROM weight_clients)
+    OR payee IN (SELECT address FROM paid_addresses);
+
 -- Stored totals of the pairs that only gained payments (a pair first paid now has none).
 CREATE OR REPLACE TEMP TABLE kept_pairs AS
-SELECT p.* FROM payment_pairs p
+SELECT p.* FROM stored_pairs p
   SEMI JOIN fresh_pairs f ON f.chain = p.chain AND f.payer = p.payer AND f.payee = p.payee
   ANTI JOIN recount_pairs r ON r.chain = p.chain AND r.payer = p.payer AND r.payee = p.payee;
 
@@ -49,6 +58,14 @@ DELETE FROM payment_pairs p
  WHERE c.chain = p.chain AND c.payer = p.payer AND c.payee = p.payee;
 
 INSERT INTO payment_pairs SELECT * FROM changed_pairs;
+
+-- The pairs read, as they are now: those replaced or recounted give way to the new totals.
+CREATE OR REPLACE TEMP TABLE current_pairs AS
+SELECT s.* FROM stored_pairs s
+  ANTI JOIN (SELECT chain, payer, payee FROM kept_pairs UNION ALL SELECT chain, payer, payee FROM recount_pairs) r
+    ON r.chain = s.chain AND r.payer = s.payer AND r.payee = s.payee
+UNION ALL
+SELECT * FROM changed_pairs;
 
 CREATE OR REPLACE TEMP TABLE fresh_months AS  -- the days of the payment sides the changed months are made of
 WITH dated AS (

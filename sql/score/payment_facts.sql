@@ -1,21 +1,18 @@
 -- Keeps payment_facts (migration 021) equal to the activity facts of the payments: per (chain,
 -- address), each payment counted on both sides, as payer and as payee (spec 2.7 `activity`).
--- The facts of every address whose pairs or months this run changed (sql/score/pairs.sql; every
--- address in a rebuild) are computed again from those aggregates, not from the payments: distinct
--- counts come from them (a pair is a counterparty, a month row an active month, a bit in it an
--- active day) instead of count(DISTINCT …) over every payment. Other addresses keep theirs, so a
--- full run that rebuilds nothing reads the facts instead of aggregating every pair again.
-CREATE OR REPLACE TEMP TABLE paid_addresses AS
-SELECT payer AS address FROM changed_pairs UNION SELECT payee FROM changed_pairs
-UNION SELECT payer FROM recount_pairs UNION SELECT payee FROM recount_pairs
-UNION SELECT address FROM changed_months UNION SELECT address FROM recount_months;
+-- The facts of every address either side of a payment this run added or removed (paid_addresses,
+-- sql/score/payments.sql; every address in a rebuild) are computed again from its pairs and
+-- months, not from the payments: distinct counts come from them (a pair is a counterparty, a
+-- month row an active month, a bit in it an active day) instead of count(DISTINCT …) over every
+-- payment. Other addresses keep theirs, so a full run that rebuilds nothing reads the facts
+-- instead of aggregating every pair again.
 
 -- A pair or month recounted to nothing leaves its address without facts: it loses its row.
 DELETE FROM payment_facts WHERE address IN (SELECT address FROM paid_addresses);
 
 INSERT INTO payment_facts
-WITH touching AS MATERIALIZED (  -- the pairs either side of which changed, read in one scan
-  SELECT * FROM payment_pairs
+WITH touching AS MATERIALIZED (  -- the pairs either side of which changed (read by sql/score/pairs.sql)
+  SELECT * FROM current_pairs
    WHERE payer IN (SELECT address FROM paid_addresses) OR payee IN (SELECT address FROM paid_addresses)
 ),
 sides AS (            -- each pair from the payer's side and from the payee's

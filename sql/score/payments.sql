@@ -66,3 +66,9 @@ INSERT INTO scored_payments SELECT * FROM added_payments;
 
 CREATE OR REPLACE TEMP TABLE gone_payments AS SELECT * FROM removed_payments EXCEPT ALL SELECT * FROM added_payments;
 CREATE OR REPLACE TEMP TABLE new_payments  AS SELECT * FROM added_payments EXCEPT ALL SELECT * FROM removed_payments;
+
+-- Both sides of those: the addresses whose pairs, months and facts this run changes
+-- (sql/score/pairs.sql, sql/score/payment_facts.sql).
+CREATE OR REPLACE TEMP TABLE paid_addresses AS
+SELECT unnest([payer, payee]) AS address FROM gone_payments
+UNION SELECT unnest([payer, payee]) FROM new_payments;
