@@ -92,6 +92,12 @@ SELECT chain, address, month, bit_or(days)::INTEGER AS days
   FROM (SELECT * FROM fresh_months UNION ALL SELECT * FROM kept_months)
  GROUP BY chain, address, month;
 
+-- Stored bits of the months recounted (sql/score/payment_facts.sql subtracts them; the table is
+-- not read when there is none).
+CREATE OR REPLACE TEMP TABLE recounted_months AS
+SELECT m.* FROM payment_months m
+  SEMI JOIN recount_months r ON r.chain = m.chain AND r.address = m.address AND r.month = m.month;
+
 DELETE FROM payment_months m
  USING (SELECT chain, address, month FROM kept_months UNION SELECT chain, address, month FROM recount_months) c
  WHERE c.chain = m.chain AND c.address = m.address AND c.month = m.month;

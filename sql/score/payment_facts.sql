@@ -7,10 +7,15 @@
 -- payment. Other addresses keep theirs, so a full run that rebuilds nothing reads the facts
 -- instead of aggregating every pair again.
 
--- A pair or month recounted to nothing leaves its address without facts: it loses its row.
-DELETE FROM payment_facts WHERE address IN (SELECT address FROM paid_addresses);
+-- The stored facts this run reads, in one scan before it changes any: those of the paid addresses
+-- (their active days and months are brought up to date from them) and those of the addresses and
+-- clients in its scope (fact_addresses, sql/score/scope.sql; sql/score/facts.sql). A full run
+-- reads every address's in place instead.
+CREATE OR REPLACE TEMP TABLE stored_facts AS
+SELECT * FROM payment_facts
+ WHERE address IN (SELECT address FROM paid_addresses UNION SELECT address FROM fact_addresses);
 
-INSERT INTO payment_facts
+CREATE OR REPLACE TEMP TABLE new_facts AS
 WITH touching AS MATERIALIZED (  -- the pairs either side of which changed (read by sql/score/pairs.sql)
   SELECT * FROM current_pairs
    WHERE payer IN (SELECT address FROM paid_addresses) OR payee IN (SELECT address FROM paid_addresses)
@@ -47,10 +52,15 @@ mutual AS (           -- a counterparty that both paid the address and was paid 
       ON q.chain = p.chain AND q.payer = p.payee AND q.payee = p.payer
    GROUP BY p.chain, p.payer
 ),
-days AS (             -- a month row per month with payments, a bit per day
-  SELECT chain, address, sum(bit_count(days))::INTEGER AS active_days, count(*)::INTEGER AS active_months
-    FROM payment_months
-   WHERE address IN (SELECT address FROM paid_addresses)
+days AS (             -- a month row per month with payments, a bit per day: the stored counts,
+                      -- plus the months this run changed as they are now, less as they were
+                      -- (sql/score/pairs.sql), rather than every month row of the address again
+  SELECT chain, address, sum(days)::INTEGER AS active_days, sum(months)::INTEGER AS active_months
+    FROM (SELECT chain, address, active_days AS days, active_months AS months FROM stored_facts
+           WHERE address IN (SELECT address FROM paid_addresses)
+          UNION ALL SELECT chain, address, bit_count(days), 1 FROM changed_months
+          UNION ALL SELECT chain, address, -bit_count(days), -1 FROM kept_months
+          UNION ALL SELECT chain, address, -bit_count(days), -1 FROM recounted_months)
    GROUP BY chain, address
 )
 SELECT a.chain, a.address,
@@ -71,3 +81,7 @@ SELECT a.chain, a.address,
   FROM per_address a
   JOIN days d ON d.chain = a.chain AND d.address = a.address
   LEFT JOIN mutual m ON m.chain = a.chain AND m.address = a.address;
+
+-- A pair or month recounted to nothing leaves its address without facts: it loses its row.
+DELETE FROM payment_facts WHERE address IN (SELECT address FROM paid_addresses);
+INSERT INTO payment_facts SELECT * FROM new_facts;
