@@ -70,7 +70,7 @@ const runTables = [
   'run_params', 'previous_cursors', 'changed_addresses', 'changed_agents', 'scope_agents',
   'scope_addresses', 'fact_addresses', 'payment_floor', 'new_imports', 'removed_payments', 'added_payments',
   'gone_payments', 'new_payments', 'recount_pairs', 'recount_months', 'stored_pairs', 'pair_payments', 'fresh_pairs',
-  'kept_pairs', 'current_pairs', 'recounted_months', 'stored_facts', 'new_facts',
+  'kept_pairs', 'recounted_months', 'stored_facts', 'new_facts',
   'changed_pairs', 'fresh_months', 'kept_months', 'changed_months',
   'paid_addresses',
   'scoped_facts', 'feedback_addresses', 'weight_clients', 'run_feedback', 'run_feedback_weights',

@@ -91,7 +91,7 @@ paid AS (            -- clients' payments to the agent's payment address: distin
   SELECT a.chain, a.agent_id, p.payer AS client_address, p.verified
     FROM (SELECT chain, payer, payee, verified_payments > 0 AS verified
             FROM (SELECT * FROM payment_pairs WHERE getvariable('is_full')
-                  UNION ALL SELECT * FROM current_pairs WHERE NOT getvariable('is_full'))  -- sql/score/pairs.sql
+                  UNION ALL SELECT * FROM current_pairs() WHERE NOT getvariable('is_full'))  -- sql/score/pairs.sql
            WHERE payer IN (SELECT client_address FROM per_client)) p
     JOIN registered_agents a ON a.chain = p.chain AND a.pay_to = p.payee
    WHERE (a.chain, a.agent_id) IN (SELECT (chain, agent_id) FROM scope_agents)

@@ -17,7 +17,7 @@ SELECT * FROM payment_facts
 
 CREATE OR REPLACE TEMP TABLE new_facts AS
 WITH touching AS MATERIALIZED (  -- the pairs either side of which changed (read by sql/score/pairs.sql)
-  SELECT * FROM current_pairs
+  SELECT * FROM current_pairs()
    WHERE payer IN (SELECT address FROM paid_addresses) OR payee IN (SELECT address FROM paid_addresses)
 ),
 sides AS (            -- each pair from the payer's side and from the payee's
