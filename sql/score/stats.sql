@@ -3,17 +3,22 @@
 CREATE OR REPLACE TEMP MACRO agent_grade(n, total) AS {'count': n, 'pct': round(100.0 * n / greatest(1, total), 1)};
 
 INSERT INTO run_stats
-WITH cells AS (         -- one pass over the serving addresses, grouped by every attribute a stat
-                        -- splits them by (a few hundred groups; 30 filtered aggregates over every
+WITH by_score AS (      -- one pass over the serving addresses, grouped by every attribute a stat
+                        -- splits them by (a few thousand groups; 30 filtered aggregates over every
                         -- row cost more than the scan). Roles are over all their chains,
-                        -- entity_type on the best one (sql/score/address_scores.sql).
-  SELECT entity_type, grade, candidate_as_payer > 0 AS payer, candidate_as_payee > 0 AS payee,
-         candidate_as_payer > 0 OR candidate_as_payee > 0 AS paid,
+                        -- entity_type on the best one (sql/score/address_scores.sql). The score is
+                        -- a key (a whole number 0-100): its grade, sum, least and most follow.
+  SELECT entity_type, score, candidate_as_payer > 0 AS payer, candidate_as_payee > 0 AS payee,
          verified_as_payer + verified_as_payee > 0 AS verified_activity, is_known_erc8004_agent,
-         count(*) AS n, sum(candidate_as_payer) AS candidate, sum(verified_as_payer) AS verified,
-         sum(score) AS score_sum, max(score) AS max_score, min(score) AS min_score
+         count(*) AS n, sum(candidate_as_payer) AS candidate, sum(verified_as_payer) AS verified
     FROM address_scores
    GROUP BY ALL
+),
+cells AS (
+  SELECT entity_type, grade_of(score) AS grade, payer, payee, payer OR payee AS paid, verified_activity,
+         is_known_erc8004_agent, n, candidate, verified,
+         n * score AS score_sum, score AS max_score, score AS min_score
+    FROM by_score
 ),
 addresses AS (          -- `x402_*`: over the addresses with candidate payment activity (the legacy stats)
   SELECT coalesce(sum(n), 0)::INTEGER AS scored,
@@ -96,7 +101,8 @@ SELECT run_id, 'x402', to_json({
   'total_transactions': a.candidate,
   'roles': {'agent': a.x402_agent, 'hybrid': a.x402_hybrid, 'service': a.x402_service},
   'identified_agents': a.identified_agents,
-  'data_source': 'x402 candidate payments (EIP-3009 and Permit2) on ' || (SELECT coalesce(string_agg(DISTINCT chain, ', ' ORDER BY chain), 'no chains') FROM chain_scores WHERE candidate_as_payer + candidate_as_payee > 0),
+  -- the chains with payments: those where some address has candidate payment activity
+  'data_source': 'x402 candidate payments (EIP-3009 and Permit2) on ' || (SELECT coalesce(string_agg(DISTINCT chain, ', ' ORDER BY chain), 'no chains') FROM payment_pairs),
   'version': 'v1'
 }) FROM run, addresses a
 UNION ALL
