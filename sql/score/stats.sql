@@ -101,8 +101,9 @@ SELECT run_id, 'x402', to_json({
   'total_transactions': a.candidate,
   'roles': {'agent': a.x402_agent, 'hybrid': a.x402_hybrid, 'service': a.x402_service},
   'identified_agents': a.identified_agents,
-  -- the chains with payments: those where some address has candidate payment activity
-  'data_source': 'x402 candidate payments (EIP-3009 and Permit2) on ' || (SELECT coalesce(string_agg(DISTINCT chain, ', ' ORDER BY chain), 'no chains') FROM payment_pairs),
+  -- the chains where a served address has candidate payment activity (not those of payment_pairs:
+  -- an on-demand run brings the payments up to date but rescores only what it was asked)
+  'data_source': 'x402 candidate payments (EIP-3009 and Permit2) on ' || (SELECT coalesce(string_agg(DISTINCT chain, ', ' ORDER BY chain), 'no chains') FROM chain_scores WHERE candidate_as_payer + candidate_as_payee > 0),
   'version': 'v1'
 }) FROM run, addresses a
 UNION ALL
