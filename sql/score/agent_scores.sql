@@ -2,6 +2,7 @@
 -- registration file and evidence (identity, declared capability), the payments of its payment
 -- address (activity, reach, demonstrated capability) and its weighted feedback (trust).
 -- A full run replaces every row (an agent a reorg removed goes).
+
 -- How many entries and clients rate each agent in scope whose feedback did not change: as the
 -- previous run counted them (read before its rows go). Only changed agents are counted again.
 CREATE OR REPLACE TEMP TABLE kept_feedback_counts AS

@@ -17,16 +17,16 @@ SELECT s.* FROM scored_payments s
 
 CREATE OR REPLACE TEMP TABLE fresh_pairs AS   -- totals of the new payments per pair
 SELECT chain, payer, payee,
-         count(*)                          AS payments,
-         count(*) FILTER (verified)        AS verified_payments,
-         sum(value)                        AS volume,
-         sum(value) FILTER (verified)      AS verified_volume,
-         min(block_time)                   AS first_at,
-         max(block_time)                   AS last_at,
-         min(block_time) FILTER (verified) AS first_verified_at,
-         max(block_time) FILTER (verified) AS last_verified_at
-    FROM pair_payments
-   GROUP BY chain, payer, payee;
+       count(*)                          AS payments,
+       count(*) FILTER (verified)        AS verified_payments,
+       sum(value)                        AS volume,
+       sum(value) FILTER (verified)      AS verified_volume,
+       min(block_time)                   AS first_at,
+       max(block_time)                   AS last_at,
+       min(block_time) FILTER (verified) AS first_verified_at,
+       max(block_time) FILTER (verified) AS last_verified_at
+  FROM pair_payments
+ GROUP BY chain, payer, payee;
 
 -- The stored pairs this run reads, in one scan before it changes any: those either side of which
 -- was paid or paid by this run (their totals change, and so do their addresses' facts:
