@@ -1,0 +1,92 @@
+// Incremental and on-demand scoring runs over random histories (test/helpers/random-history.ts),
+// seeded so that a failure names the seed and step that reproduce it. Two stores receive the same
+// raw rows batch after batch: one is scored incrementally (and now and then on demand for an
+// address, with more rows arriving before the next incremental run), the other in full each
+// time. After every step both must serve the same tables and stats.
+import { copyFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, expect, it } from 'vitest';
+import { databaseFileName, openStore, type Store } from '../pipeline/store/store.ts';
+import { runScoring } from '../pipeline/score/run.ts';
+import { tempDataDir } from './helpers/temp.ts';
+import { expectPaymentsMatchView, servingState } from './helpers/scoring-invariants.ts';
+import { askedAbout, randomHistory } from './helpers/random-history.ts';
+
+const seeds = Array.from({ length: 20 }, (_, i) => i + 1);
+const steps = 2;
+
+const dataDir = tempDataDir('random-histories');
+let template: string;
+
+// Migrating a new database takes a quarter of a second: every store starts as a copy of one.
+beforeAll(async () => {
+  const store = await openStore({ dataDir: path.join(dataDir, 'template'), readConnections: 1 });
+  template = store.file;
+  await store.close();
+});
+
+async function openCopy(name: string): Promise<Store> {
+  const dir = path.join(dataDir, name);
+  mkdirSync(dir);
+  copyFileSync(template, path.join(dir, databaseFileName));
+  return openStore({ dataDir: dir, readConnections: 1 });
+}
+
+// The stats bodies of the newest run, without the time they were written at.
+async function newestStats(store: Store): Promise<Record<string, unknown>> {
+  const rows = await store.read(`SELECT name, body::VARCHAR AS body FROM run_stats WHERE run_id = (SELECT max(run_id) FROM run_stats)`);
+  return Object.fromEntries(rows.map((row) => {
+    const { as_of_time: _, ...body } = JSON.parse(String(row.body));
+    return [row.name, body];
+  }));
+}
+
+async function served(store: Store): Promise<Record<string, unknown>> {
+  return { ...(await servingState(store)), run_stats: await newestStats(store) };
+}
+
+/** Runs `check`, naming `at` in the message of its failure. */
+async function labelled(at: string, check: () => Promise<void>): Promise<void> {
+  try {
+    await check();
+  } catch (err) {
+    if (err instanceof Error) err.message = `${at}: ${err.message}`;
+    throw err;
+  }
+}
+
+it.each(seeds)('seed %i: incremental and on-demand runs serve what a full run does, step after step', async (seed) => {
+  const history = randomHistory(seed);
+  const incremental = await openCopy(`${seed}-incremental`);
+  const full = await openCopy(`${seed}-full`);
+  const stores = [incremental, full];
+  const write = async (sql = history.next()) => {
+    if (sql) await Promise.all(stores.map((store) => store.write((tx) => tx.run(sql))));
+  };
+  try {
+    // The history so far, scored in full: where the incremental runs start from.
+    await write();
+    await write();
+    expect((await runScoring(incremental)).kind, `seed ${seed}`).toBe('full');
+    for (let step = 1; step <= steps; step++) {
+      const at = `seed ${seed}, step ${step}`;
+      await write();
+      if (history.random.chance(1 / 3)) {
+        // Asked about an address, then more rows arrive. The full store only records the question
+        // (as the run on demand does): its next run scores everything anyway.
+        const address = history.someAddress();
+        expect((await runScoring(incremental, { addresses: [address] })).kind, at).toBe('addresses');
+        await full.write((tx) => tx.run(askedAbout(address, 'cli')));
+        await write();
+      }
+      const [run] = await Promise.all([runScoring(incremental), runScoring(full, { full: true })]);
+      expect(run.kind, at).toBe('incremental');
+      const [got, wanted] = await Promise.all([served(incremental), served(full)]);
+      expect(got, at).toEqual(wanted);
+    }
+    // Runs keep the payments and their aggregates up to date by deltas: a wrong one stays wrong.
+    await labelled(`seed ${seed}, after step ${steps}`, () => expectPaymentsMatchView(incremental));
+  } finally {
+    await Promise.all(stores.map((store) => store.close()));
+  }
+});
