@@ -20,10 +20,10 @@ export const modelVersion = 'v1';
 // database from before they existed records none).
 const scoredPaymentsVersion = 4;
 
-// Bumped when what registered_agents, rated_feedback or chain_feedback holds changes meaning: a
-// run whose predecessor recorded another number (or none: a database from before them) is a full
-// run, which rebuilds them.
-const keptTablesVersion = 2;
+// Bumped when what registered_agents, rated_feedback, chain_feedback or the stat cells hold
+// changes meaning: a run whose predecessor recorded another number (or none: a database from
+// before them) is a full run, which rebuilds them.
+const keptTablesVersion = 3;
 
 export interface ScoringOptions {
   /** Recompute everything even when an incremental run would do. */
@@ -67,14 +67,13 @@ interface PreviousRun {
 
 // Temporary tables a run builds, dropped at its end so their memory is freed.
 const runTables = [
-  'run_params', 'previous_cursors', 'changed_addresses', 'changed_agents', 'scope_agents',
-  'scope_addresses', 'fact_addresses', 'payment_floor', 'new_imports', 'removed_payments', 'added_payments',
-  'gone_payments', 'new_payments', 'recount_pairs', 'recount_months', 'stored_pairs', 'pair_payments', 'fresh_pairs',
-  'kept_pairs', 'recounted_months', 'stored_facts', 'new_facts',
-  'changed_pairs', 'fresh_months', 'kept_months', 'changed_months',
-  'paid_addresses',
-  'scoped_facts', 'feedback_addresses', 'weight_clients', 'run_feedback', 'run_feedback_weights',
-  'kept_feedback_counts', 'related_agents', 'reflagged_feedback',
+  'run_params', 'previous_cursors', 'changed_addresses', 'changed_agents',
+  'payment_floor', 'new_imports', 'removed_payments', 'added_payments', 'gone_payments', 'new_payments', 'paid_addresses',
+  'touched_ratings', 'scope_agents', 'scope_addresses', 'weight_clients', 'fact_addresses',
+  'recount_pairs', 'recount_months', 'pair_payments', 'fresh_pairs', 'stored_pairs', 'kept_pairs', 'changed_pairs',
+  'fresh_months', 'kept_months', 'changed_months', 'recounted_months', 'stored_facts', 'new_facts', 'scoped_facts',
+  'feedback_addresses', 'run_feedback', 'run_feedback_weights', 'kept_feedback_counts',
+  'replaced_chain_rows', 'replaced_addresses', 'related_agents', 'reflagged_feedback', 'run_address_cells', 'run_chain_cells',
 ];
 
 export async function runScoring(store: Store, options: ScoringOptions = {}): Promise<ScoringRun> {

@@ -5,7 +5,16 @@
 -- run's stats and the legacy browse are one pass over this table.
 -- A full run replaces every row: an address no longer in any input loses its score.
 DELETE FROM address_scores WHERE getvariable('is_full');
-DELETE FROM address_scores WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses);
+
+-- The rows replaced, with what the stats count them by (sql/score/stats.sql subtracts them), found
+-- in one scan; the delete then finds them by row id, not by comparing every address again.
+CREATE OR REPLACE TEMP TABLE replaced_addresses AS
+SELECT rowid AS row_id, entity_type, score, candidate_as_payer, candidate_as_payee, verified_as_payer,
+       verified_as_payee, is_known_erc8004_agent
+  FROM address_scores
+ WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses);
+
+DELETE FROM address_scores s USING replaced_addresses r WHERE s.rowid = r.row_id;
 
 INSERT INTO address_scores
 WITH scoped AS NOT MATERIALIZED (  -- the chain rows of the addresses in scope: those this run

@@ -72,14 +72,16 @@ dimensions AS (
     LEFT JOIN run_facts() f ON f.chain = a.chain AND f.address = a.pay_to
     LEFT JOIN feedback_facts ff ON ff.chain = a.chain AND ff.agent_id = a.agent_id
     LEFT JOIN weighted w ON w.chain = a.chain AND w.agent_id = a.agent_id
+),
+scored AS (
+  SELECT *, v1_score(identity, activity, capability, reach, trust) AS score FROM dimensions
 )
 SELECT (SELECT run_id FROM run_params), chain, registry, agent_id, owner, agent_wallet, name, description, agent_uri,
        metadata_quality, service_count > 0 AS has_endpoint, github_url, registered_at, agents_sharing_owner,
-       v1_score(identity, activity, capability, reach, trust) AS score,
-       grade_of(v1_score(identity, activity, capability, reach, trust)) AS grade,
+       score, grade_of(score) AS grade,
        score_confidence(candidate_total, CASE metadata_quality WHEN 'real' THEN 1 WHEN 'placeholder' THEN 0.5 ELSE 0.25 END, feedback_weight),
        identity, activity, capability, reach, trust,
        'agent' AS entity_type,
        feedback_count, client_count, feedback_weight, weighted_feedback_avg,
        candidate_total > 0 AS has_candidate_payment_activity, verified_total > 0 AS has_verified_payment_activity
-  FROM dimensions;
+  FROM scored;

@@ -3,7 +3,15 @@
 -- address has no registered identity or declared capability, and neutral trust.
 -- A full run replaces every row: an address no longer in any input loses its score.
 DELETE FROM chain_scores WHERE getvariable('is_full');
-DELETE FROM chain_scores WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses);
+
+-- The rows replaced, and whether each has candidate payment activity (sql/score/stats.sql counts
+-- those per chain), found in one scan; the delete then finds them by row id.
+CREATE OR REPLACE TEMP TABLE replaced_chain_rows AS
+SELECT rowid AS row_id, chain, candidate_as_payer + candidate_as_payee > 0 AS active
+  FROM chain_scores
+ WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses);
+
+DELETE FROM chain_scores s USING replaced_chain_rows r WHERE s.rowid = r.row_id;
 
 INSERT INTO chain_scores
 WITH agent_pay_to AS (  -- agent scores after this run's update, with their payment address
@@ -46,6 +54,9 @@ best_agent AS (
          identity, activity, capability, reach, trust, feedback_weight
     FROM agents_now ORDER BY chain, pay_to, score DESC, agent_id
 ),
+best_identity AS (   -- their registration facts: a join with every agent built its hash table on the rows
+  SELECT a.* FROM registered_agents a SEMI JOIN best_agent b ON b.chain = a.chain AND b.agent_id = a.agent_id
+),
 paid_agents AS (SELECT chain, pay_to AS address, count(*)::INTEGER AS n FROM agents_now GROUP BY chain, pay_to),
 owned_agents AS (SELECT chain, owner AS address, count(*)::INTEGER AS n FROM agents_now GROUP BY chain, owner),
 rows AS (
@@ -81,6 +92,7 @@ scored AS (
 ),
 classified AS (
   SELECT s.*,
+         coalesce(agent_score, v1_score(identity, activity, capability, reach, trust)) AS score,
          CASE WHEN agent_count > 0                                    THEN 'agent'
               WHEN candidate_as_payer > 0 AND candidate_as_payee > 0  THEN 'hybrid'
               WHEN candidate_as_payee > 0                             THEN 'service'
@@ -107,8 +119,7 @@ classified AS (
     FROM scored s
 )
 SELECT (SELECT run_id FROM run_params), c.chain, c.address,
-       coalesce(c.agent_score, v1_score(c.identity, c.activity, c.capability, c.reach, c.trust)) AS score,
-       grade_of(coalesce(c.agent_score, v1_score(c.identity, c.activity, c.capability, c.reach, c.trust))) AS grade,
+       c.score, grade_of(c.score) AS grade,
        coalesce(c.agent_confidence, score_confidence(c.candidate_total, 0, 0)) AS confidence,
        c.identity, c.activity, c.capability, c.reach, c.trust,
        c.entity_type, c.entity_confidence,
@@ -124,6 +135,6 @@ SELECT (SELECT run_id FROM run_params), c.chain, c.address,
        coalesce(fb.feedback_count, 0), coalesce(fb.client_count, 0), fb.trust_avg, fb.uptime_avg, fb.activity_avg,
        fb.last_feedback_at, c.feedback_weight
   FROM classified c
-  LEFT JOIN registered_agents a ON a.chain = c.chain AND a.agent_id = c.best_agent_id
+  LEFT JOIN best_identity a ON a.chain = c.chain AND a.agent_id = c.best_agent_id
   LEFT JOIN chain_feedback fb ON fb.chain = c.chain AND fb.address = c.address  -- kept by sql/score/feedback.sql
  ORDER BY c.address, c.chain;

@@ -64,8 +64,15 @@ SELECT chain, tx_hash, log_index, payer, payee, value, block_time, verified, ori
 
 INSERT INTO scored_payments SELECT * FROM added_payments;
 
-CREATE OR REPLACE TEMP TABLE gone_payments AS SELECT * FROM removed_payments EXCEPT ALL SELECT * FROM added_payments;
-CREATE OR REPLACE TEMP TABLE new_payments  AS SELECT * FROM added_payments EXCEPT ALL SELECT * FROM removed_payments;
+-- A row is one transfer (removed_payments is distinct, and the view has one row per key), so an
+-- anti join on the key and the whole row gives what EXCEPT ALL would, without its sort (15 ms
+-- for 5,000 rows, when the other side is empty).
+CREATE OR REPLACE TEMP TABLE gone_payments AS
+SELECT r.* FROM removed_payments r
+  ANTI JOIN added_payments a ON a.chain = r.chain AND a.tx_hash = r.tx_hash AND a.log_index = r.log_index AND a IS NOT DISTINCT FROM r;
+CREATE OR REPLACE TEMP TABLE new_payments AS
+SELECT a.* FROM added_payments a
+  ANTI JOIN removed_payments r ON r.chain = a.chain AND r.tx_hash = a.tx_hash AND r.log_index = a.log_index AND r IS NOT DISTINCT FROM a;
 
 -- Both sides of those: the addresses whose pairs, months and facts this run changes
 -- (sql/score/pairs.sql, sql/score/payment_facts.sql).

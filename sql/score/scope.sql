@@ -6,12 +6,24 @@
 --              run) of those agents;
 --   weights  = the clients of those agents whose weight can have changed;
 --   facts    = payment facts for those addresses and clients.
+
+-- The ratings of a changed agent or by a changed client (or one whose payments changed: an
+-- on-demand run brings payments up to date for addresses it does not rescore, paid_addresses),
+-- read once for the scope and the weights below.
+CREATE OR REPLACE TEMP TABLE touched_ratings AS
+WITH ratings AS (
+  SELECT chain, agent_id, client_address FROM feedback
+  UNION ALL SELECT chain, agent_id, client_address FROM imported_feedback
+)
+SELECT DISTINCT * FROM ratings    -- distinct after the filter, not over every entry
+ WHERE (chain, agent_id) IN (SELECT (chain, agent_id) FROM changed_agents)
+    OR client_address IN (SELECT address FROM changed_addresses UNION SELECT address FROM paid_addresses);
+
 CREATE OR REPLACE TEMP TABLE scope_agents AS
 WITH first_agents AS (
   SELECT chain, agent_id FROM changed_agents
   UNION SELECT chain, agent_id FROM registered_agents WHERE pay_to IN (SELECT address FROM changed_addresses)
-  UNION SELECT f.chain, f.agent_id FROM feedback f WHERE f.client_address IN (SELECT address FROM changed_addresses)
-  UNION SELECT f.chain, f.agent_id FROM imported_feedback f WHERE f.client_address IN (SELECT address FROM changed_addresses)
+  UNION SELECT chain, agent_id FROM touched_ratings WHERE client_address IN (SELECT address FROM changed_addresses)
 ),
 linked_addresses AS (
   SELECT address FROM changed_addresses
@@ -33,17 +45,10 @@ UNION SELECT s.owner  FROM agent_scores s JOIN scope_agents USING (chain, agent_
 
 -- The clients whose weight for an agent in scope can have changed (sql/score/feedback.sql): every
 -- client of a changed agent (its ratings, owner or payment address), and the clients whose
--- payments changed (their payments to the agent and their verified counterparties; an on-demand
--- run brings payments up to date for addresses it does not rescore: paid_addresses). The other
+-- payments changed (their payments to the agent and their verified counterparties). The other
 -- weights are the same as the run that last computed them.
 CREATE OR REPLACE TEMP TABLE weight_clients AS
-WITH clients AS (    -- distinct after the filters below, not over every entry
-  SELECT chain, agent_id, client_address FROM feedback
-  UNION ALL SELECT chain, agent_id, client_address FROM imported_feedback
-)
-SELECT DISTINCT c.* FROM clients c SEMI JOIN scope_agents s ON s.chain = c.chain AND s.agent_id = c.agent_id
- WHERE (c.chain, c.agent_id) IN (SELECT (chain, agent_id) FROM changed_agents)
-    OR c.client_address IN (SELECT address FROM changed_addresses UNION SELECT address FROM paid_addresses);
+SELECT r.* FROM touched_ratings r SEMI JOIN scope_agents s ON s.chain = r.chain AND s.agent_id = r.agent_id;
 
 CREATE OR REPLACE TEMP TABLE fact_addresses AS
 SELECT address FROM scope_addresses

@@ -2,23 +2,70 @@
 -- for the legacy /api/v1 endpoints (spec 4.9, 4.11). Each payment is counted once, on its payer.
 CREATE OR REPLACE TEMP MACRO agent_grade(n, total) AS {'count': n, 'pct': round(100.0 * n / greatest(1, total), 1)};
 
-INSERT INTO run_stats
-WITH by_score AS (      -- one pass over the serving addresses, grouped by every attribute a stat
-                        -- splits them by (a few thousand groups; 30 filtered aggregates over every
-                        -- row cost more than the scan). Roles are over all their chains,
-                        -- entity_type on the best one (sql/score/address_scores.sql). The score is
-                        -- a key (a whole number 0-100): its grade, sum, least and most follow.
+-- Keeps address_stat_cells (migration 029): the serving addresses counted by every attribute a
+-- stat splits them by (a few hundred cells; 30 filtered aggregates over every row cost more than
+-- grouping). Roles are over all their chains, entity_type on the best one
+-- (sql/score/address_scores.sql). The score is a key (a whole number 0-100): its grade, sum, least
+-- and most follow. A full run counts every row; any other run adds the rows it wrote (found by the
+-- run id) to the kept counts and subtracts those it replaced (replaced_addresses).
+CREATE OR REPLACE TEMP TABLE run_address_cells AS
+WITH changes AS (
+  SELECT entity_type, score, candidate_as_payer, candidate_as_payee, verified_as_payer, verified_as_payee,
+         is_known_erc8004_agent, 1 AS sign
+    FROM address_scores WHERE getvariable('is_full')
+  UNION ALL
+  SELECT entity_type, score, candidate_as_payer, candidate_as_payee, verified_as_payer, verified_as_payee,
+         is_known_erc8004_agent, 1
+    FROM address_scores WHERE NOT getvariable('is_full') AND run_id = getvariable('run_id')
+  UNION ALL
+  SELECT entity_type, score, candidate_as_payer, candidate_as_payee, verified_as_payer, verified_as_payee,
+         is_known_erc8004_agent, -1
+    FROM replaced_addresses
+),
+counted AS (
   SELECT entity_type, score, candidate_as_payer > 0 AS payer, candidate_as_payee > 0 AS payee,
          verified_as_payer + verified_as_payee > 0 AS verified_activity, is_known_erc8004_agent,
-         count(*) AS n, sum(candidate_as_payer) AS candidate, sum(verified_as_payer) AS verified
-    FROM address_scores
+         sum(sign) AS n, sum(sign * candidate_as_payer) AS candidate, sum(sign * verified_as_payer) AS verified
+    FROM changes
    GROUP BY ALL
-),
-cells AS (
+  UNION ALL
+  SELECT * FROM address_stat_cells WHERE NOT getvariable('is_full')
+)
+SELECT entity_type, score, payer, payee, verified_activity, is_known_erc8004_agent,
+       sum(n)::BIGINT AS n, sum(candidate)::BIGINT AS candidate, sum(verified)::BIGINT AS verified
+  FROM counted
+ GROUP BY ALL
+HAVING sum(n) <> 0;
+
+DELETE FROM address_stat_cells;
+INSERT INTO address_stat_cells SELECT * FROM run_address_cells;
+
+-- Keeps chain_stat_cells (migration 029) the same way: the chain rows with candidate payment
+-- activity, per chain (replaced_chain_rows: sql/score/chain_scores.sql).
+CREATE OR REPLACE TEMP TABLE run_chain_cells AS
+SELECT chain, sum(active)::BIGINT AS active
+  FROM (SELECT chain, count(*) AS active FROM chain_scores
+         WHERE getvariable('is_full') AND candidate_as_payer + candidate_as_payee > 0 GROUP BY chain
+        UNION ALL
+        SELECT chain, count(*) FROM chain_scores
+         WHERE NOT getvariable('is_full') AND run_id = getvariable('run_id') AND candidate_as_payer + candidate_as_payee > 0
+         GROUP BY chain
+        UNION ALL
+        SELECT chain, -count(*) FROM replaced_chain_rows WHERE active GROUP BY chain
+        UNION ALL
+        SELECT chain, active FROM chain_stat_cells WHERE NOT getvariable('is_full'))
+ GROUP BY chain
+HAVING sum(active) <> 0;
+
+DELETE FROM chain_stat_cells;
+INSERT INTO chain_stat_cells SELECT * FROM run_chain_cells;
+
+INSERT INTO run_stats
+WITH cells AS (
   SELECT entity_type, grade_of(score) AS grade, payer, payee, payer OR payee AS paid, verified_activity,
          is_known_erc8004_agent, n, candidate, verified,
          n * score AS score_sum, score AS max_score, score AS min_score
-    FROM by_score
+    FROM address_stat_cells
 ),
 addresses AS (          -- `x402_*`: over the addresses with candidate payment activity (the legacy stats)
   SELECT coalesce(sum(n), 0)::INTEGER AS scored,
@@ -103,7 +150,7 @@ SELECT run_id, 'x402', to_json({
   'identified_agents': a.identified_agents,
   -- the chains where a served address has candidate payment activity (not those of payment_pairs:
   -- an on-demand run brings the payments up to date but rescores only what it was asked)
-  'data_source': 'x402 candidate payments (EIP-3009 and Permit2) on ' || (SELECT coalesce(string_agg(DISTINCT chain, ', ' ORDER BY chain), 'no chains') FROM chain_scores WHERE candidate_as_payer + candidate_as_payee > 0),
+  'data_source': 'x402 candidate payments (EIP-3009 and Permit2) on ' || (SELECT coalesce(string_agg(chain, ', ' ORDER BY chain), 'no chains') FROM chain_stat_cells),
   'version': 'v1'
 }) FROM run, addresses a
 UNION ALL

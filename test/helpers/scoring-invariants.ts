@@ -12,6 +12,8 @@ const servingTables = {
   chain_scores: 'SELECT * EXCLUDE (run_id) FROM chain_scores ORDER BY chain, address',
   address_scores: 'SELECT * EXCLUDE (run_id) FROM address_scores ORDER BY address',
   address_feedback: 'SELECT * EXCLUDE (run_id) FROM address_feedback ORDER BY address',
+  address_stat_cells: 'SELECT * FROM address_stat_cells ORDER BY ALL',
+  chain_stat_cells: 'SELECT * FROM chain_stat_cells ORDER BY ALL',
 };
 
 export async function servingState(store: Store): Promise<Record<string, unknown[]>> {
