@@ -125,7 +125,10 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
     // The agents whose rows this run rebuilds (sql/score/agents.sql): every agent in a full run.
     if (kind === 'incremental') await step(tx, 'changed_agents', options.onStep);
     else await tx.run('CREATE OR REPLACE TEMP TABLE changed_agents (chain VARCHAR, agent_id HUGEINT)');
-    await step(tx, 'agents', options.onStep);
+    // Agents and their feedback are rebuilt for the changed agents only (sql/score/feedback_unchanged.sql).
+    const [{ n: changedAgents }] = (await tx.all('SELECT count(*)::INTEGER AS n FROM changed_agents')) as [{ n: number }];
+    const agentsChanged = kind === 'full' || changedAgents > 0;
+    if (agentsChanged) await step(tx, 'agents', options.onStep);
     await step(tx, 'payments', options.onStep);
     // The scope comes before the aggregates: the pairs they read are those of the paid addresses
     // and of the clients whose weight the run computes again, in one scan (sql/score/pairs.sql).
@@ -141,7 +144,8 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
       }
       await step(tx, 'scope', options.onStep);
     }
-    for (const name of ['pairs', 'payment_facts', 'facts', 'feedback', 'agent_scores', 'chain_scores', 'address_scores', 'records', 'stats']) {
+    const feedback = agentsChanged ? 'feedback' : 'feedback_unchanged';
+    for (const name of ['pairs', 'payment_facts', 'facts', feedback, 'weights', 'agent_scores', 'chain_scores', 'address_scores', 'records', 'stats']) {
       await step(tx, name, options.onStep);
     }
 

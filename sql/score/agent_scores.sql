@@ -14,7 +14,7 @@ SELECT chain, agent_id, feedback_count, client_count FROM agent_scores s
 DELETE FROM agent_scores WHERE getvariable('is_full');
 DELETE FROM agent_scores WHERE NOT getvariable('is_full') AND (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents);
 
--- The clients' weights this run recomputed (sql/score/feedback.sql): only rows that changed are
+-- The clients' weights this run recomputed (sql/score/weights.sql): only rows that changed are
 -- rewritten (and carry this run's id); a client no longer rating the agent loses its row.
 DELETE FROM feedback_weights WHERE getvariable('is_full');
 DELETE FROM feedback_weights w

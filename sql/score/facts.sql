@@ -5,7 +5,7 @@
 CREATE OR REPLACE TEMP TABLE scoped_facts AS
 SELECT * FROM new_facts WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM fact_addresses)
 UNION ALL
-SELECT * FROM stored_facts
+SELECT * EXCLUDE (row_id) FROM stored_facts
  WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM fact_addresses)
    AND address NOT IN (SELECT address FROM paid_addresses);
 

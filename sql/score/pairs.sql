@@ -31,7 +31,7 @@ SELECT chain, payer, payee,
 -- The stored pairs this run reads, in one scan before it changes any: those either side of which
 -- was paid or paid by this run (their totals change, and so do their addresses' facts:
 -- sql/score/payment_facts.sql), and those paid by a client whose weight this run computes again
--- (sql/score/feedback.sql; none in a full run, which reads every pair there).
+-- (sql/score/weights.sql; none in a full run, which reads every pair there).
 CREATE OR REPLACE TEMP TABLE stored_pairs AS
 SELECT * FROM payment_pairs
  WHERE payer IN (SELECT address FROM paid_addresses UNION SELECT client_address FROM weight_clients)

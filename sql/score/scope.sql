@@ -43,7 +43,7 @@ UNION SELECT a.owner  FROM registered_agents a JOIN scope_agents USING (chain, a
 UNION SELECT coalesce(s.agent_wallet, s.owner) FROM agent_scores s JOIN scope_agents USING (chain, agent_id)
 UNION SELECT s.owner  FROM agent_scores s JOIN scope_agents USING (chain, agent_id);
 
--- The clients whose weight for an agent in scope can have changed (sql/score/feedback.sql): every
+-- The clients whose weight for an agent in scope can have changed (sql/score/weights.sql): every
 -- client of a changed agent (its ratings, owner or payment address), and the clients whose
 -- payments changed (their payments to the agent and their verified counterparties). The other
 -- weights are the same as the run that last computed them.

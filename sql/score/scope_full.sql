@@ -10,7 +10,7 @@ CREATE OR REPLACE TEMP TABLE scope_addresses (address VARCHAR);
 -- filter's join would still be built over every address (sql/score/facts.sql).
 CREATE OR REPLACE TEMP TABLE fact_addresses (address VARCHAR);
 
--- Left empty: a full run computes every client's weight (sql/score/feedback.sql).
+-- Left empty: a full run computes every client's weight (sql/score/weights.sql).
 CREATE OR REPLACE TEMP TABLE weight_clients (chain VARCHAR, agent_id HUGEINT, client_address VARCHAR);
 
 -- Everything is rescored: nothing is left pending from on-demand runs (sql/score/changed.sql).
