@@ -1,9 +1,11 @@
 // Scoring over the synthetic data set (bench/score-data.ts: 1M addresses, 10M x402 payments, 20k
 // agents by default), against a plain `GROUP BY from_address` over the same transfers in the same
 // run: the first run (which also builds the payments table and its aggregates from the view),
-// then twice one more hour of blocks touching 1% of the addresses and an incremental run, then a full
-// run (`score --full`: every address rescored from the kept aggregates), and peak memory; with
-// each run's time per step, and the checkpoint each run leaves behind, timed apart. The targets:
+// then four times one more hour of blocks touching 1% of the addresses and an incremental run (the
+// first after the rebuild is reported apart, the ratio is of the best of the other three), then
+// two full runs (`score --full`: every address rescored from the kept aggregates; the best
+// counts), and peak memory; with the steps of each kind's best run, and the checkpoint each run
+// leaves behind, timed apart. The targets:
 // full run <= 3x the baseline, incremental <= 0.1x the full run. A second baseline, the floor,
 // times only the writes an incremental run cannot avoid (replacementFloor below).
 //
@@ -16,7 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { openStore, type Store } from '../pipeline/store/store.ts';
-import { runScoring } from '../pipeline/score/run.ts';
+import { runScoring, type ScoringRun } from '../pipeline/score/run.ts';
 import { applyScoreIncrement, scoreDataSize } from './score-data.ts';
 
 const generator = fileURLToPath(new URL('./score-data.ts', import.meta.url));
@@ -34,40 +36,31 @@ export async function benchScore(): Promise<Record<string, number>> {
     try {
       const baselineMs = Math.min(...(await repeat(3, () => groupByBaseline(store))));
 
-      const steps: Record<string, number> = {};
-      const onStep = (kind: string) => (step: string, ms: number) => void (steps[`${kind}_step_${step}_s`] = seconds(ms));
-
-      let memory = sampleMemory(store);
-      let started = performance.now();
-      await runScoring(store, { onStep: onStep('first') });
-      const firstMs = performance.now() - started;
-      const firstMemory = await memory.stop();
-      // Not charged to the incremental run: the first run's own leftover checkpoint.
-      await checkpoint(store);
+      // Each run is followed by a checkpoint, timed apart: not charged to the next run.
+      const first = await timedRun(store, (onStep) => runScoring(store, { onStep }));
 
       // The first incremental run after the rebuild pays for things a run every minute does not
-      // (about twice the next one): timed and reported, but the ratio is of the run after it.
+      // (about twice the next one): timed and reported, but not in the ratio.
       await applyScoreIncrement(store, size);
-      started = performance.now();
-      const afterRebuild = await runIncremental(store, onStep('after_rebuild'));
-      const afterRebuildMs = performance.now() - started;
-      await checkpoint(store);
+      const afterRebuild = await timedRun(store, (onStep) => runIncremental(store, onStep));
 
-      await applyScoreIncrement(store, size);
-      memory = sampleMemory(store);
-      started = performance.now();
-      const incremental = await runIncremental(store, onStep('incremental'));
-      const incrementalMs = performance.now() - started;
-      const incrementalMemory = await memory.stop();
-      const incrementalCheckpointMs = await checkpoint(store);
-      const floor = await replacementFloor(store, incremental.runId);
+      // Best of three incremental runs (each with its own increment) and of two full runs, as the
+      // baseline is best of three: on this shared machine a run now and then takes twice as long,
+      // all its steps alike. Each run's time is reported; the steps are those of the best.
+      const incrementals: Timed<ScoringRun>[] = [];
+      for (let i = 0; i < 3; i++) {
+        await applyScoreIncrement(store, size);
+        incrementals.push(await timedRun(store, (onStep) => runIncremental(store, onStep)));
+      }
+      const incremental = best(incrementals);
+      // The last run's rows are all still its own (an address of an earlier increment can be touched again).
+      const floor = await replacementFloor(store, incrementals.at(-1)!.result.runId);
 
-      memory = sampleMemory(store);
-      started = performance.now();
-      const full = await runScoring(store, { full: true, onStep: onStep('full') });
-      const fullMs = performance.now() - started;
-      const fullMemory = await memory.stop();
-      const fullCheckpointMs = await checkpoint(store);
+      const fulls: Timed<ScoringRun>[] = [];
+      for (let i = 0; i < 2; i++) fulls.push(await timedRun(store, (onStep) => runScoring(store, { full: true, onStep })));
+      const full = best(fulls);
+      const incrementalMs = incremental.ms;
+      const fullMs = full.ms;
 
       const [limit] = await store.read(`SELECT current_setting('memory_limit') AS limit`);
       return {
@@ -77,31 +70,36 @@ export async function benchScore(): Promise<Record<string, number>> {
         generate_s: seconds(generated.generate_ms),
         checkpoint_s: seconds(generated.checkpoint_ms),
         baseline_group_by_s: seconds(baselineMs),
-        first_run_s: seconds(firstMs),
+        first_run_s: seconds(first.ms),
         full_run_s: seconds(fullMs),
-        full_address_count: full.addressCount,
-        incremental_after_rebuild_s: seconds(afterRebuildMs),
-        incremental_after_rebuild_rescored: afterRebuild.rescoredCount,
+        ...Object.fromEntries(fulls.map((run, i) => [`full_run_${i + 1}_s`, seconds(run.ms)])),
+        full_address_count: full.result.addressCount,
+        incremental_after_rebuild_s: seconds(afterRebuild.ms),
+        incremental_after_rebuild_rescored: afterRebuild.result.rescoredCount,
         incremental_run_s: seconds(incrementalMs),
-        incremental_rescored: incremental.rescoredCount,
+        ...Object.fromEntries(incrementals.map((run, i) => [`incremental_run_${i + 1}_s`, seconds(run.ms)])),
+        incremental_rescored: incremental.result.rescoredCount,
         ratio_full_vs_baseline: Number((fullMs / baselineMs).toFixed(2)),
         ratio_incremental_vs_full: Number((incrementalMs / fullMs).toFixed(3)),
-        incremental_checkpoint_s: seconds(incrementalCheckpointMs),
-        full_checkpoint_s: seconds(fullCheckpointMs),
-        ratio_incremental_vs_full_with_checkpoints: Number(((incrementalMs + incrementalCheckpointMs) / (fullMs + fullCheckpointMs)).toFixed(3)),
+        incremental_checkpoint_s: seconds(incremental.checkpointMs),
+        full_checkpoint_s: seconds(full.checkpointMs),
+        ratio_incremental_vs_full_with_checkpoints: Number(((incrementalMs + incremental.checkpointMs) / (fullMs + full.checkpointMs)).toFixed(3)),
         floor_replaced_addresses: floor.addresses,
         floor_s: seconds(floor.ms),
         floor_checkpoint_s: seconds(floor.checkpointMs),
         ratio_floor_vs_full: Number((floor.ms / fullMs).toFixed(3)),
         ratio_incremental_vs_floor: Number((incrementalMs / floor.ms).toFixed(2)),
-        first_run_peak_rss_mib: firstMemory.rss,
-        full_run_peak_rss_mib: fullMemory.rss,
-        full_run_peak_duckdb_mib: fullMemory.duckdb,
-        incremental_run_peak_rss_mib: incrementalMemory.rss,
-        incremental_run_peak_duckdb_mib: incrementalMemory.duckdb,
+        first_run_peak_rss_mib: first.memory.rss,
+        full_run_peak_rss_mib: Math.max(...fulls.map((run) => run.memory.rss)),
+        full_run_peak_duckdb_mib: Math.max(...fulls.map((run) => run.memory.duckdb)),
+        incremental_run_peak_rss_mib: Math.max(...incrementals.map((run) => run.memory.rss)),
+        incremental_run_peak_duckdb_mib: Math.max(...incrementals.map((run) => run.memory.duckdb)),
         process_peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
         duckdb_memory_limit_mib: parseMemoryLimit(String(limit!.limit)),
-        ...steps,
+        ...stepsOf('first', first),
+        ...stepsOf('after_rebuild', afterRebuild),
+        ...stepsOf('incremental', incremental),
+        ...stepsOf('full', full),
       };
     } finally {
       await store.close();
@@ -110,6 +108,29 @@ export async function benchScore(): Promise<Record<string, number>> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+interface Timed<T> {
+  result: T;
+  ms: number;
+  /** What the run left to checkpoint, timed apart (checkpoint below). */
+  checkpointMs: number;
+  memory: { rss: number; duckdb: number };
+  steps: Record<string, number>;
+}
+
+/** Times one run with its peak memory and steps, then its checkpoint. */
+async function timedRun<T>(store: Store, run: (onStep: (step: string, ms: number) => void) => Promise<T>): Promise<Timed<T>> {
+  const steps: Record<string, number> = {};
+  const memory = sampleMemory(store);
+  const started = performance.now();
+  const result = await run((step, ms) => void (steps[step] = ms));
+  const ms = performance.now() - started;
+  return { result, ms, memory: await memory.stop(), checkpointMs: await checkpoint(store), steps };
+}
+
+const best = <T>(runs: Timed<T>[]) => runs.reduce((a, b) => (b.ms < a.ms ? b : a));
+const stepsOf = (kind: string, run: Timed<unknown>) =>
+  Object.fromEntries(Object.entries(run.steps).map(([step, ms]) => [`${kind}_step_${step}_s`, seconds(ms)]));
 
 async function runIncremental(store: Store, onStep: (step: string, ms: number) => void) {
   const run = await runScoring(store, { onStep });
