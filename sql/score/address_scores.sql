@@ -18,10 +18,9 @@ DELETE FROM address_scores s USING replaced_addresses r WHERE s.rowid = r.row_id
 
 INSERT INTO address_scores
 WITH scoped AS NOT MATERIALIZED (  -- the chain rows of the addresses in scope: those this run
-                                   -- wrote (sql/score/chain_scores.sql), found by the run id
-                                   -- rather than by a join with every address in the table
-  SELECT * FROM chain_scores WHERE getvariable('is_full')
-  UNION ALL SELECT * FROM chain_scores WHERE NOT getvariable('is_full') AND run_id = getvariable('run_id')
+                                   -- wrote (sql/score/chain_scores.sql; every row in a full run),
+                                   -- found by the run id rather than by a join with every address
+  SELECT * FROM chain_scores WHERE run_id = getvariable('run_id')
 ),
 multi_chain AS (      -- few addresses are on more than one chain; only they need aggregates, which
                       -- cost seconds per million groups

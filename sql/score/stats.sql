@@ -6,21 +6,16 @@ CREATE OR REPLACE TEMP MACRO agent_grade(n, total) AS {'count': n, 'pct': round(
 -- stat splits them by (a few hundred cells; 30 filtered aggregates over every row cost more than
 -- grouping). Roles are over all their chains, entity_type on the best one
 -- (sql/score/address_scores.sql). The score is a key (a whole number 0-100): its grade, sum, least
--- and most follow. A full run counts every row; any other run adds the rows it wrote (found by the
--- run id) to the kept counts and subtracts those it replaced (replaced_addresses).
+-- and most follow. A run adds the rows it wrote, found by the run id (every row after a full run,
+-- which starts from no cells), and subtracts those it replaced (replaced_addresses, in the same
+-- column order).
 CREATE OR REPLACE TEMP TABLE run_address_cells AS
 WITH changes AS (
   SELECT entity_type, score, candidate_as_payer, candidate_as_payee, verified_as_payer, verified_as_payee,
          is_known_erc8004_agent, 1 AS sign
-    FROM address_scores WHERE getvariable('is_full')
+    FROM address_scores WHERE run_id = getvariable('run_id')
   UNION ALL
-  SELECT entity_type, score, candidate_as_payer, candidate_as_payee, verified_as_payer, verified_as_payee,
-         is_known_erc8004_agent, 1
-    FROM address_scores WHERE NOT getvariable('is_full') AND run_id = getvariable('run_id')
-  UNION ALL
-  SELECT entity_type, score, candidate_as_payer, candidate_as_payee, verified_as_payer, verified_as_payee,
-         is_known_erc8004_agent, -1
-    FROM replaced_addresses
+  SELECT * EXCLUDE (row_id), -1 FROM replaced_addresses
 ),
 counted AS (
   SELECT entity_type, score, candidate_as_payer > 0 AS payer, candidate_as_payee > 0 AS payee,
@@ -45,11 +40,7 @@ INSERT INTO address_stat_cells SELECT * FROM run_address_cells;
 CREATE OR REPLACE TEMP TABLE run_chain_cells AS
 SELECT chain, sum(active)::BIGINT AS active
   FROM (SELECT chain, count(*) AS active FROM chain_scores
-         WHERE getvariable('is_full') AND candidate_as_payer + candidate_as_payee > 0 GROUP BY chain
-        UNION ALL
-        SELECT chain, count(*) FROM chain_scores
-         WHERE NOT getvariable('is_full') AND run_id = getvariable('run_id') AND candidate_as_payer + candidate_as_payee > 0
-         GROUP BY chain
+         WHERE run_id = getvariable('run_id') AND candidate_as_payer + candidate_as_payee > 0 GROUP BY chain
         UNION ALL
         SELECT chain, -count(*) FROM replaced_chain_rows WHERE active GROUP BY chain
         UNION ALL
