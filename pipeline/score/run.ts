@@ -72,7 +72,7 @@ const runTables = [
   'touched_ratings', 'scope_agents', 'scope_addresses', 'weight_clients', 'fact_addresses',
   'recount_pairs', 'recount_months', 'pair_payments', 'fresh_pairs', 'stored_pairs', 'kept_pairs', 'changed_pairs',
   'fresh_months', 'kept_months', 'changed_months', 'recounted_months', 'stored_facts', 'new_facts', 'scoped_facts',
-  'feedback_addresses', 'run_feedback', 'run_feedback_weights', 'kept_feedback_counts',
+  'feedback_addresses', 'run_feedback', 'run_feedback_weights', 'kept_feedback_counts', 'stored_weights',
   'replaced_chain_rows', 'replaced_addresses', 'related_agents', 'reflagged_feedback', 'run_address_cells', 'run_chain_cells',
 ];
 

@@ -15,20 +15,24 @@ DELETE FROM agent_scores WHERE getvariable('is_full');
 DELETE FROM agent_scores WHERE NOT getvariable('is_full') AND (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents);
 
 -- The clients' weights this run recomputed (sql/score/weights.sql): only rows that changed are
--- rewritten (and carry this run's id); a client no longer rating the agent loses its row.
+-- rewritten (and carry this run's id); a client no longer rating the agent loses its row. The
+-- stored rows of those clients are read in one scan, with their row ids for the delete.
 DELETE FROM feedback_weights WHERE getvariable('is_full');
-DELETE FROM feedback_weights w
- WHERE NOT getvariable('is_full')
-   AND EXISTS (SELECT 1 FROM weight_clients c WHERE c.chain = w.chain AND c.agent_id = w.agent_id AND c.client_address = w.client_address)
-   AND NOT EXISTS (SELECT 1 FROM run_feedback_weights n
-                    WHERE n.chain = w.chain AND n.agent_id = w.agent_id AND n.client_address = w.client_address
-                      AND n.registry = w.registry AND n.feedback_count = w.feedback_count AND n.value_avg = w.value_avg
-                      AND n.weight = w.weight AND n.weight_reason = w.weight_reason);
+CREATE OR REPLACE TEMP TABLE stored_weights AS
+SELECT w.rowid AS row_id, w.* FROM feedback_weights w
+  SEMI JOIN weight_clients c ON c.chain = w.chain AND c.agent_id = w.agent_id AND c.client_address = w.client_address
+ WHERE NOT getvariable('is_full');
+
+-- A row is unchanged when every column but the run id is equal.
+DELETE FROM feedback_weights f
+ USING (SELECT row_id FROM stored_weights
+          ANTI JOIN run_feedback_weights USING (chain, agent_id, client_address, registry, feedback_count, value_avg, weight, weight_reason)) d
+ WHERE f.rowid = d.row_id;
 
 INSERT INTO feedback_weights
 SELECT (SELECT run_id FROM run_params), chain, registry, agent_id, client_address, feedback_count, value_avg, weight, weight_reason
-  FROM run_feedback_weights n
- WHERE NOT EXISTS (SELECT 1 FROM feedback_weights w WHERE w.chain = n.chain AND w.agent_id = n.agent_id AND w.client_address = n.client_address);
+  FROM run_feedback_weights
+  ANTI JOIN stored_weights USING (chain, agent_id, client_address, registry, feedback_count, value_avg, weight, weight_reason);
 
 INSERT INTO agent_scores
 WITH feedback_facts AS (
@@ -45,16 +49,16 @@ weighted AS (         -- every client's weight: those this run recomputed, and t
     FROM feedback_weights w SEMI JOIN scope_agents s ON s.chain = w.chain AND s.agent_id = w.agent_id
    GROUP BY chain, agent_id
 ),
-agents AS (        -- a window, not a join with per-owner counts: DuckDB's estimates for the
-                   -- temporary tables once planned that join on the chain alone (every agent
-                   -- times every agent of its chain)
-  SELECT *, count(*) OVER (PARTITION BY chain, owner)::INTEGER AS agents_sharing_owner FROM registered_agents
+agents_in_scope AS MATERIALIZED (
+  SELECT a.* FROM registered_agents a SEMI JOIN scope_agents s ON s.chain = a.chain AND s.agent_id = a.agent_id
 ),
-agents_in_scope AS MATERIALIZED (  -- before the joins: a filter is not pushed below the window
-  SELECT a.* FROM agents a SEMI JOIN scope_agents s ON s.chain = a.chain AND s.agent_id = a.agent_id
+owners AS (        -- how many agents each of their owners has on the chain: those owners' only
+  SELECT chain, owner, count(*)::INTEGER AS agents_sharing_owner
+    FROM registered_agents a SEMI JOIN agents_in_scope s ON s.chain = a.chain AND s.owner = a.owner
+   GROUP BY chain, owner
 ),
 dimensions AS (
-  SELECT a.*,
+  SELECT a.*, o.agents_sharing_owner,
          coalesce(f.candidate_as_payer + f.candidate_as_payee, 0) AS candidate_total,
          coalesce(f.verified_as_payer + f.verified_as_payee, 0) AS verified_total,
          coalesce(ff.feedback_count, 0) AS feedback_count, coalesce(ff.client_count, 0) AS client_count,
@@ -69,6 +73,7 @@ dimensions AS (
          reach_dimension(coalesce(f.verified_counterparties_count, 0), coalesce(f.counterparties_count, 0)) AS reach,
          trust_dimension(coalesce(w.weighted_sum, 0), coalesce(w.feedback_weight, 0)) AS trust
     FROM agents_in_scope a
+    JOIN owners o ON o.chain = a.chain AND o.owner = a.owner
     LEFT JOIN run_facts() f ON f.chain = a.chain AND f.address = a.pay_to
     LEFT JOIN feedback_facts ff ON ff.chain = a.chain AND ff.agent_id = a.agent_id
     LEFT JOIN weighted w ON w.chain = a.chain AND w.agent_id = a.agent_id

@@ -1,7 +1,8 @@
 -- What this run recomputes. A full run: every agent and every address. An incremental run: the
 -- changes (sql/score/changed.sql) and everything whose result depends on them:
 --   agents   = changed agents, agents paid at a changed address, agents rated by a changed client,
---              then every agent sharing a payment address or an owner with those addresses;
+--              and every agent of a changed agent's owner (now or in the previous run): an agent's
+--              row depends on other agents only through the count of its owner's agents;
 --   addresses = changed addresses, and the payment addresses and owners (now and in the previous
 --              run) of those agents;
 --   weights  = the clients of those agents whose weight can have changed;
@@ -19,22 +20,17 @@ SELECT DISTINCT * FROM ratings    -- distinct after the filter, not over every e
  WHERE (chain, agent_id) IN (SELECT (chain, agent_id) FROM changed_agents)
     OR client_address IN (SELECT address FROM changed_addresses UNION SELECT address FROM paid_addresses);
 
+-- Other agents at the same payment address or owner keep their rows: the chain and address rows
+-- that show them are rescored (scope_addresses below) and read them as they are.
 CREATE OR REPLACE TEMP TABLE scope_agents AS
-WITH first_agents AS (
-  SELECT chain, agent_id FROM changed_agents
-  UNION SELECT chain, agent_id FROM registered_agents WHERE pay_to IN (SELECT address FROM changed_addresses)
-  UNION SELECT chain, agent_id FROM touched_ratings WHERE client_address IN (SELECT address FROM changed_addresses)
-),
-linked_addresses AS (
-  SELECT address FROM changed_addresses
-  UNION SELECT a.pay_to FROM registered_agents a JOIN first_agents USING (chain, agent_id)
-  UNION SELECT a.owner  FROM registered_agents a JOIN first_agents USING (chain, agent_id)
-  UNION SELECT coalesce(s.agent_wallet, s.owner) FROM agent_scores s JOIN first_agents USING (chain, agent_id)
-  UNION SELECT s.owner  FROM agent_scores s JOIN first_agents USING (chain, agent_id)
+WITH changed_owners AS (  -- their agents count the owner's agents again (agents_sharing_owner)
+  SELECT a.chain, a.owner FROM registered_agents a SEMI JOIN changed_agents c ON c.chain = a.chain AND c.agent_id = a.agent_id
+  UNION SELECT s.chain, s.owner FROM agent_scores s SEMI JOIN changed_agents c ON c.chain = s.chain AND c.agent_id = s.agent_id
 )
-SELECT chain, agent_id FROM first_agents
-UNION SELECT chain, agent_id FROM registered_agents
- WHERE pay_to IN (SELECT address FROM linked_addresses) OR owner IN (SELECT address FROM linked_addresses);
+SELECT chain, agent_id FROM changed_agents
+UNION SELECT chain, agent_id FROM registered_agents WHERE pay_to IN (SELECT address FROM changed_addresses)
+UNION SELECT chain, agent_id FROM touched_ratings WHERE client_address IN (SELECT address FROM changed_addresses)
+UNION SELECT a.chain, a.agent_id FROM registered_agents a SEMI JOIN changed_owners o ON o.chain = a.chain AND o.owner = a.owner;
 
 CREATE OR REPLACE TEMP TABLE scope_addresses AS
 SELECT address FROM changed_addresses

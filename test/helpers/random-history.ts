@@ -450,3 +450,53 @@ function importedFeedback(world: World, id: string): Value[] | null {
   return [id, chain.name, chain.contracts.reputation, rating.agent, rating.client, rating.index, value, decimals, tag, '', givenAt,
     random.chance(0.15)];
 }
+
+/**
+ * Not random, on base: owner A registers agents 1 and 2, owner B agent 3, paid at wallet W (batch
+ * one); agent 1 passes from A to B (batch two); W is paid (batch three). Agents 2 and 3 change in
+ * batch two only in how many agents their owner has; in batch three only agent 3 changes, in
+ * its activity, and B still has two agents.
+ */
+export function agentChangesOwner(): { batches: string[]; owners: [string, string] } {
+  const chain = { name: 'base', contracts: contractsOf('base') } as Chain;
+  const owners: [string, string] = [address(0xa11ce), address(0xb0b)];
+  const wallet = address(0x3a11e7);
+  const { identity, token } = chain.contracts;
+  let txs = 0;
+  const batchUpTo = (head: number, events: (batch: Batch) => void) => {
+    const batch: Batch = { rows: new Map(), blocks: new Set(), statements: [] };
+    for (const source of sourcesOf(chain)) {
+      touch(batch, chain, source, head);
+      add(batch, 'ingest_cursors', [chain.name, source, head, hex(head, 64), now]);
+    }
+    events(batch);
+    return sqlOf(batch);
+  };
+  const transfer = (batch: Batch, block: number, agent: number, from: string, to: string) => {
+    touch(batch, chain, 'identity', block);
+    add(batch, 'agent_transfers', [chain.name, block, hex(++txs, 64), 0, identity, agent, from, to]);
+  };
+  const registered = (batch: Batch, block: number, agent: number, owner: string) => {
+    transfer(batch, block, agent, zeroAddress, owner);
+    add(batch, 'agent_registrations', [chain.name, block, hex(txs, 64), 1, identity, agent, `https://agents.example/${agent}`, owner]);
+  };
+  return {
+    owners,
+    batches: [
+      batchUpTo(10, (batch) => {
+        registered(batch, 2, 1, owners[0]);
+        registered(batch, 3, 2, owners[0]);
+        registered(batch, 4, 3, owners[1]);
+        add(batch, 'agent_metadata', [chain.name, 4, hex(txs, 64), 2, identity, 3, 'agentWallet', wallet]);
+      }),
+      batchUpTo(20, (batch) => transfer(batch, 15, 1, owners[0], owners[1])),
+      batchUpTo(30, (batch) => {
+        const payer = address(0xc0ffee);
+        const tx = hex(++txs, 64);
+        touch(batch, chain, 'token', 25);
+        add(batch, 'authorizations_used', [chain.name, 25, tx, 0, token, payer, tx]);
+        add(batch, 'token_transfers', [chain.name, 25, tx, 1, token, payer, wallet, 1_000_000]);
+      }),
+    ],
+  };
+}
