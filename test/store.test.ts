@@ -56,7 +56,7 @@ describe('openStore', () => {
       expect(chosen).toContainEqual({ compression: 'BitPacking' });
       const before = await read('SELECT * FROM feedback ORDER BY block_number, agent_id');
 
-      expect(await applyMigrations(conn, migrations)).toContain(24);
+      expect(await applyMigrations(conn, migrations.filter((m) => m.version <= 24))).toEqual([24]);
       expect(await read('SELECT * FROM feedback ORDER BY block_number, agent_id')).toEqual(before);
       expect(await read(`SELECT sum(volume)::VARCHAR AS v, count(*)::INTEGER AS n FROM payment_pairs`)).toEqual([{ v: String(1000 * 49999 * 50000 / 2), n: 50000 }]);
       expect(await read(`SELECT index_name FROM duckdb_indexes() WHERE table_name = 'agent_scores' ORDER BY 1`)).toEqual([

@@ -57,8 +57,8 @@ totals AS (           -- across chains, for the 2.8 view
 ),
 related_agents AS (   -- agents it owns or is paid for
   SELECT DISTINCT chain, agent_id, name, score, grade
-    -- owner = $1 OR coalesce(agent_wallet, owner) = $1, as two lookups in the indexes of migration 014
-    FROM (SELECT * FROM agent_scores WHERE owner = $1 UNION ALL SELECT * FROM agent_scores WHERE agent_wallet = $1)
+    -- owner = $1 OR coalesce(agent_wallet, owner) = $1: one scan of the agents (migration 030)
+    FROM agent_scores WHERE owner = $1 OR agent_wallet = $1
 ),
 agent_lists AS (
   SELECT coalesce(list({'token_id': agent_id, 'chain': chain, 'name': name, 'score': score, 'grade': grade} ORDER BY chain, agent_id), []) AS agents,
