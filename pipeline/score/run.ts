@@ -160,7 +160,7 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
        RETURNING address_count, rescored_count, strftime(scored_at, '%Y-%m-%dT%H:%M:%SZ') AS scored_at`,
       [kind, recorded],
     );
-    for (const table of runTables) await tx.run(`DROP TABLE IF EXISTS temp.${table}`);
+    await tx.run(runTables.map((table) => `DROP TABLE IF EXISTS temp.${table}`).join(';\n'));
     return {
       runId,
       kind,

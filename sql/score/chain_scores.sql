@@ -136,5 +136,9 @@ SELECT (SELECT run_id FROM run_params), c.chain, c.address,
        fb.last_feedback_at, c.feedback_weight
   FROM classified c
   LEFT JOIN best_identity a ON a.chain = c.chain AND a.agent_id = c.best_agent_id
-  LEFT JOIN chain_feedback fb ON fb.chain = c.chain AND fb.address = c.address  -- kept by sql/score/feedback.sql
+  -- kept by sql/score/feedback.sql; filtered to the scope first so that in an incremental run the
+  -- join's hash table is built on these few rows, not on the wide rows above
+  LEFT JOIN (SELECT * FROM chain_feedback WHERE getvariable('is_full')
+             UNION ALL SELECT * FROM chain_feedback WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses)) fb
+         ON fb.chain = c.chain AND fb.address = c.address
  ORDER BY c.address, c.chain;
