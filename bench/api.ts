@@ -52,7 +52,7 @@ export interface ApiBenchSettings {
 /**
  * BENCH_API_ADDRESSES (1,000,000), BENCH_API_TRANSFERS (10,000,000), BENCH_API_AGENTS (20,000),
  * BENCH_API_POOL (100,000), BENCH_API_UNCACHED_POOL (200,000), BENCH_API_SECONDS (10),
- * BENCH_API_CONNECTIONS (10), BENCH_API_KEYS (1,000), BENCH_API_DATA_DIR, BENCH_API_CPU_PROF.
+ * BENCH_API_CONNECTIONS (10), BENCH_API_KEYS (3,000), BENCH_API_DATA_DIR, BENCH_API_CPU_PROF.
  */
 export function apiBenchSettings(env: NodeJS.ProcessEnv = process.env): ApiBenchSettings {
   const size = (name: string, fallback: number) => benchSetting(env, name, fallback);
@@ -62,7 +62,7 @@ export function apiBenchSettings(env: NodeJS.ProcessEnv = process.env): ApiBench
     uncachedPool: size('BENCH_API_UNCACHED_POOL', 200_000),
     seconds: size('BENCH_API_SECONDS', 10),
     connections: size('BENCH_API_CONNECTIONS', 10),
-    keys: size('BENCH_API_KEYS', 1_000),
+    keys: size('BENCH_API_KEYS', 3_000),
     dataDir: env.BENCH_API_DATA_DIR || undefined,
     cpuProfileDir: env.BENCH_API_CPU_PROF || undefined,
   };

@@ -63,12 +63,21 @@ export async function generateScoreData(store: Store, size: ScoreDataSize): Prom
 }
 
 /**
- * Adds one hour of blocks above the token cursor whose payments touch 1% of the addresses; or the
- * payments `newPayments` makes (SQL that creates bench_new_payments as score_increment.sql does).
+ * Adds one hour of blocks above the token cursor whose payments touch `touchedAddresses` of the
+ * addresses (a whole even number: two per payment; 1% unless told); or the payments `newPayments`
+ * makes (SQL that creates bench_new_payments as score_increment.sql does).
  */
-export async function applyScoreIncrement(store: Store, size: ScoreDataSize, newPayments = sqlFile('bench/score_increment')): Promise<void> {
+export async function applyScoreIncrement(
+  store: Store,
+  size: ScoreDataSize,
+  { newPayments = sqlFile('bench/score_increment'), touchedAddresses = 2 * Math.max(1, Math.floor(size.addresses / 200)) }: { newPayments?: string; touchedAddresses?: number } = {},
+): Promise<void> {
+  if (!Number.isSafeInteger(touchedAddresses) || touchedAddresses < 2 || touchedAddresses % 2 !== 0) {
+    throw new Error(`an increment touches a whole even number of addresses, not ${touchedAddresses}`);
+  }
   await store.write(async (tx) => {
     await tx.run(variables(size));
+    await tx.run(`SET VARIABLE bench_touched_addresses = ${touchedAddresses}`);
     await tx.run(sqlFile('bench/score_macros'));
     await tx.run(newPayments);
     await tx.run(sqlFile('bench/score_payments'));

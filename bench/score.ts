@@ -7,7 +7,8 @@
 // counts), and peak memory; with the steps of each kind's best run, and the checkpoint each run
 // leaves behind, timed apart. The targets:
 // full run <= 3x the baseline, incremental <= 0.1x the full run. A second baseline, the floor,
-// times only the writes an incremental run cannot avoid (replacementFloor below).
+// times only the writes an incremental run cannot avoid (replacementFloor below); two incremental
+// runs over increments touching 50 addresses time what a run costs whatever its size.
 //
 // The data is generated in a child process, so this process's peak RSS is the scoring's (and the
 // baseline's) alone, not the generator's.
@@ -22,6 +23,7 @@ import { runScoring, type ScoringRun } from '../pipeline/score/run.ts';
 import { applyScoreIncrement, scoreDataSize } from './score-data.ts';
 
 const generator = fileURLToPath(new URL('./score-data.ts', import.meta.url));
+const smallIncrement = 50;
 const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
 const seconds = (ms: number) => Number((ms / 1000).toFixed(2));
 
@@ -56,6 +58,15 @@ export async function benchScore(): Promise<Record<string, number>> {
       // The last run's rows are all still its own (an address of an earlier increment can be touched again).
       const floor = await replacementFloor(store, incrementals.at(-1)!.result.runId);
 
+      // What an incremental run costs whatever its size: two runs over increments touching 50
+      // addresses each (the best counts). The 1% run's time less this is what its 1% costs.
+      const smalls: Timed<ScoringRun>[] = [];
+      for (let i = 0; i < 2; i++) {
+        await applyScoreIncrement(store, size, { touchedAddresses: smallIncrement });
+        smalls.push(await timedRun(store, (onStep) => runIncremental(store, onStep)));
+      }
+      const small = best(smalls);
+
       const fulls: Timed<ScoringRun>[] = [];
       for (let i = 0; i < 2; i++) fulls.push(await timedRun(store, (onStep) => runScoring(store, { full: true, onStep })));
       const full = best(fulls);
@@ -89,6 +100,11 @@ export async function benchScore(): Promise<Record<string, number>> {
         floor_checkpoint_s: seconds(floor.checkpointMs),
         ratio_floor_vs_full: Number((floor.ms / fullMs).toFixed(3)),
         ratio_incremental_vs_floor: Number((incrementalMs / floor.ms).toFixed(2)),
+        small_incremental_touched_addresses: smallIncrement,
+        small_incremental_run_s: seconds(small.ms),
+        ...Object.fromEntries(smalls.map((run, i) => [`small_incremental_run_${i + 1}_s`, seconds(run.ms)])),
+        small_incremental_rescored: small.result.rescoredCount,
+        ratio_small_incremental_vs_full: Number((small.ms / fullMs).toFixed(3)),
         first_run_peak_rss_mib: first.memory.rss,
         full_run_peak_rss_mib: Math.max(...fulls.map((run) => run.memory.rss)),
         full_run_peak_duckdb_mib: Math.max(...fulls.map((run) => run.memory.duckdb)),
@@ -99,6 +115,7 @@ export async function benchScore(): Promise<Record<string, number>> {
         ...stepsOf('first', first),
         ...stepsOf('after_rebuild', afterRebuild),
         ...stepsOf('incremental', incremental),
+        ...stepsOf('small_incremental', small),
         ...stepsOf('full', full),
       };
     } finally {

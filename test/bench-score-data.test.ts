@@ -117,4 +117,14 @@ describe('bench score data', () => {
     expect(await one(`SELECT count(*) FROM x402_payments`)).toEqual([20_000 + size.addresses / 200]);
     expect(await one(`SELECT max(block_number) FROM chain_blocks WHERE source = 'token'`)).toEqual([after]);
   });
+
+  it('a smaller increment touches the number of addresses asked for, and only a whole even one', async () => {
+    const [before] = await one(`SELECT max(block_number) FROM ingest_cursors WHERE source = 'token'`);
+    await applyScoreIncrement(store, size, { touchedAddresses: 6 });
+    expect(await one(
+      `SELECT count(*) FROM (SELECT from_address FROM token_transfers WHERE block_number > ${before}
+                             UNION SELECT to_address FROM token_transfers WHERE block_number > ${before})`,
+    )).toEqual([6]);
+    await expect(applyScoreIncrement(store, size, { touchedAddresses: 7 })).rejects.toThrow(/whole even number/);
+  });
 });

@@ -47,7 +47,7 @@ describe('incremental runs over the bench chain', () => {
     // carries no weight; only that flag is rewritten for them (sql/score/records.sql).
     const flags = async () => new Map((await store.read('SELECT address, weightless_feedback, feedback_count FROM address_feedback')).map((r) => [r.address, r]));
     const before = await flags();
-    await applyScoreIncrement(store, size, sybilsPay);
+    await applyScoreIncrement(store, size, { newPayments: sybilsPay });
     expect((await runScoring(store)).kind).toBe('incremental');
     for (const [address, row] of await flags()) {
       const was = before.get(address);

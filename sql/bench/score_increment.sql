@@ -1,12 +1,13 @@
 -- Synthetic data for `npm run bench -- score`: one hour of new blocks above the token cursor, as the
--- next ingestion run would add them, with payments that touch 1% of the existing addresses (each
--- new payment has a payer and a payee not touched by any other). sql/bench/score_payments.sql then
--- writes them and moves the token cursor to the new head. Variables: bench_addresses,
--- bench_token. Each application adds another hour and touches other addresses.
+-- next ingestion run would add them, with payments that touch bench_touched_addresses of the
+-- existing addresses (1% in the bench's increments; each new payment has a payer and a payee not
+-- touched by any other). sql/bench/score_payments.sql then writes them and moves the token cursor
+-- to the new head. Variables: bench_addresses, bench_touched_addresses, bench_token. Each
+-- application adds another hour and touches other addresses.
 
 SET VARIABLE bench_previous_head = (SELECT max(block_number) FROM ingest_cursors WHERE chain = 'base' AND source = 'token');
 SET VARIABLE bench_head = getvariable('bench_previous_head') + 1800;
-SET VARIABLE bench_touched_pairs = greatest(1, getvariable('bench_addresses') // 200);
+SET VARIABLE bench_touched_pairs = greatest(1, getvariable('bench_touched_addresses') // 2);
 
 CREATE OR REPLACE TEMP MACRO bench_block_of(k) AS
   getvariable('bench_previous_head') + 1 + k * 1800 // getvariable('bench_touched_pairs');
