@@ -51,6 +51,9 @@ export function defaultSchedules(config: Config): Schedule[] {
     ...perChain,
     // Each score run that changed something is exported as it commits: no export schedule.
     { scheduleId: 'score', jobName: 'score', jobData: {}, everySeconds: config.scoreIntervalSeconds },
+    ...(config.scoreFullIntervalSeconds > 0
+      ? [{ scheduleId: 'score-full', jobName: 'score' as const, jobData: { full: true }, everySeconds: config.scoreFullIntervalSeconds }]
+      : []),
     ...(config.sanctionsListSource
       ? [{ scheduleId: 'refresh-sanctions-list', jobName: 'refresh-sanctions-list' as const, jobData: {}, everySeconds: 3600 }]
       : []),

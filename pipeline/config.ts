@@ -57,6 +57,9 @@ const configSchema = z.object({
   staleAfterSeconds: z.coerce.number().int().min(1).max(366 * 24 * 60 * 60).default(24 * 60 * 60),
   ingestIntervalSeconds: z.coerce.number().int().min(1).default(15),
   scoreIntervalSeconds: z.coerce.number().int().min(1).default(60),
+  // A full scoring run on its own schedule (0: none): it writes the serving tables in address
+  // order again, which incremental runs' appended rows wear down (docs/scoring.md, "Runs").
+  scoreFullIntervalSeconds: z.coerce.number().int().min(0).default(24 * 60 * 60),
   // Where refresh-sanctions-list reads the OFAC list: a local file or folder, or an https URL
   // (see pipeline/sanctions/source-setting.ts). Unset: no sanctions refresh is scheduled.
   sanctionsListSource: z.string().min(1).optional(),
@@ -105,6 +108,7 @@ const envNames = {
   staleAfterSeconds: 'STALE_AFTER_SECONDS',
   ingestIntervalSeconds: 'INGEST_INTERVAL_SECONDS',
   scoreIntervalSeconds: 'SCORE_INTERVAL_SECONDS',
+  scoreFullIntervalSeconds: 'SCORE_FULL_INTERVAL_SECONDS',
   sanctionsListSource: 'SANCTIONS_LIST_SOURCE',
   metadataIpfsGateway: 'METADATA_IPFS_GATEWAY',
   metadataAllowPrivateAddresses: 'METADATA_ALLOW_PRIVATE_ADDRESSES',

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../pipeline/config.ts';
+import { defaultSchedules } from '../jobs/definitions.ts';
 import { tempDataDir } from './helpers/temp.ts';
 
 describe('loadConfig', () => {
@@ -14,6 +15,14 @@ describe('loadConfig', () => {
     expect(config.redisUrl).toBeUndefined();
     expect(config.staleAfterSeconds).toBe(86_400);
     expect(loadConfig({ STALE_AFTER_SECONDS: '3600' }).staleAfterSeconds).toBe(3_600);
+  });
+
+  it('schedules a full scoring run once a day unless SCORE_FULL_INTERVAL_SECONDS says otherwise (0: never)', () => {
+    const full = (env: Record<string, string>) => defaultSchedules(loadConfig(env)).find((s) => s.scheduleId === 'score-full');
+    expect(full({})).toEqual({ scheduleId: 'score-full', jobName: 'score', jobData: { full: true }, everySeconds: 86_400 });
+    expect(full({ SCORE_FULL_INTERVAL_SECONDS: '604800' })?.everySeconds).toBe(604_800);
+    expect(full({ SCORE_FULL_INTERVAL_SECONDS: '0' })).toBeUndefined();
+    expect(() => loadConfig({ SCORE_FULL_INTERVAL_SECONDS: '-1' })).toThrow(/^invalid setting SCORE_FULL_INTERVAL_SECONDS: /);
   });
 
   it('enables a chain by its RPC URL and fills the rest from the shipped profile', () => {

@@ -64,15 +64,16 @@ describe('in-process job runner', () => {
   });
 
   it('lists default schedules, and changes, adds and removes them', async () => {
-    const list = async () => (await runOperationIn(ctx, 'jobs.list', {})) as { schedule: string; every_seconds: number; runner: string }[];
-    expect((await list()).map((s) => s.schedule)).toEqual(['fetch-metadata-devnet', 'ingest-devnet', 'score']);
+    const list = async () => (await runOperationIn(ctx, 'jobs.list', {})) as { schedule: string; job: string; data: unknown; every_seconds: number; runner: string }[];
+    expect((await list()).map((s) => s.schedule)).toEqual(['fetch-metadata-devnet', 'ingest-devnet', 'score', 'score-full']);
     expect((await list()).find((s) => s.schedule === 'ingest-devnet')).toMatchObject({ every_seconds: 3600, runner: 'in-process' });
+    expect((await list()).find((s) => s.schedule === 'score-full')).toMatchObject({ every_seconds: 86_400, job: 'score', data: { full: true } });
 
     await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'ingest-devnet', everySeconds: 30 });
     await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'nightly-export', name: 'export', everySeconds: 86_400 });
     await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'nightly-export', everySeconds: null });
     const after = await list();
-    expect(after.map((s) => s.schedule)).toEqual(['fetch-metadata-devnet', 'ingest-devnet', 'score']);
+    expect(after.map((s) => s.schedule)).toEqual(['fetch-metadata-devnet', 'ingest-devnet', 'score', 'score-full']);
     expect(after.find((s) => s.schedule === 'ingest-devnet')!.every_seconds).toBe(30);
     await expect(runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'brand-new', everySeconds: 5 })).rejects.toThrow(/give --job/);
   });
