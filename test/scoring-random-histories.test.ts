@@ -94,8 +94,9 @@ it.each(seeds)('seed %i: incremental and on-demand runs serve what a full run do
 // An agent's row depends on other agents only through the count of its owner's agents: when one
 // passes to another owner, the agents left behind and those it joins are rescored with nothing
 // else of theirs changed; an agent rescored for its payments still counts every agent of its
-// owner. (The random histories reach these cases too rarely to rely on.)
-it('an agent changing owner rescores the agents of its old and new owner', async () => {
+// owner. Then evidence alone changes an agent. (The random histories reach these cases too
+// rarely to rely on.)
+it('an agent changing owner rescores the agents of its old and new owner; new evidence rescores its agent', async () => {
   const { batches, owners } = agentChangesOwner();
   const incremental = await openCopy('owner-incremental');
   const full = await openCopy('owner-full');
@@ -116,6 +117,10 @@ it('an agent changing owner rescores the agents of its old and new owner', async
     expect(await sharing(incremental)).toEqual({ 1: [owners[1], 2, 2], 2: [owners[0], 1, 2], 3: [owners[1], 2, 2] });
     expect((await next(batches[2]!)).kind).toBe('incremental');
     expect(await sharing(incremental)).toEqual({ 1: [owners[1], 2, 2], 2: [owners[0], 1, 2], 3: [owners[1], 2, 3] });
+    expect((await next(batches[3]!)).kind).toBe('incremental');
+    expect(await sharing(incremental)).toEqual({ 1: [owners[1], 2, 2], 2: [owners[0], 1, 4], 3: [owners[1], 2, 3] });
+    expect(await incremental.read(`SELECT website_url, github_stars FROM registered_agents WHERE agent_id = 2`))
+      .toEqual([{ website_url: 'https://agent2.example', github_stars: 120 }]);
   } finally {
     await Promise.all(stores.map((store) => store.close()));
   }

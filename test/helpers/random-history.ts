@@ -2,7 +2,8 @@
 // rows on every machine, in batches as ingestion (base and devnet, each source with its cursor)
 // and `reputation import` would write them. A small pool of addresses pays and is paid, so pairs
 // repeat, counterparties pay each other back and days and months fill up; agents are registered
-// on chain and imported, change owners and payment wallets; clients who paid, fresh sybils and
+// on chain and imported, change owners and payment wallets, get registration files (some failed)
+// and evidence about their sites and repositories; clients who paid, fresh sybils and
 // owners rate them; ratings are revoked; imported transfers name payments a later batch brings
 // from the chain (sometimes with another payee, payer or sender) and are exported again.
 import { chainProfiles } from '../../pipeline/chain/profiles.ts';
@@ -155,6 +156,7 @@ function nextBatch(world: World): string {
     for (let n = random.int(3, 10); n > 0; n--) writePayment(world, batch, chain, place(world, batch, chain, 'token', 2), randomPayment(world, chain));
     for (let n = random.int(0, 5); n > 0; n--) rate(world, batch, chain);
     if (chain.ratings.length > 0 && random.chance(0.3)) revoke(world, batch, chain);
+    describeAgents(world, batch, chain);
   }
   for (let n = random.chance(0.5) ? random.int(1, 2) : 0; n > 0; n--) writeImport(world, batch);
   if (random.chance(0.2)) batch.statements.push(askedAbout(someAddress(world), 'assess'));
@@ -354,6 +356,41 @@ function revoke(world: World, batch: Batch, chain: Chain): void {
 }
 
 /**
+ * What the fetch-metadata job writes for a few agents: a registration file (fetched, or failed)
+ * and evidence about its website and repository, stamped when written as the job stamps them. At
+ * most one of each per agent in a batch: the newest row wins, and two with the same stamp would
+ * leave the choice to DuckDB.
+ */
+function describeAgents(world: World, batch: Batch, chain: Chain): void {
+  const { random } = world;
+  if (chain.agents.length === 0) return;
+  const agents = [...new Set(Array.from({ length: random.int(0, 2) }, () => random.pick(chain.agents)))];
+  for (const agent of agents) {
+    if (random.chance(0.7)) add(batch, 'registration_files', registrationFile(world, chain, agent));
+    if (random.chance(0.5)) {
+      const site = random.chance(0.6) ? `https://agent${agent.id}.example` : null;
+      const repo = random.chance(0.4) ? `https://github.com/example/agent-${agent.id}` : null;
+      add(batch, 'agent_evidence', [chain.name, chain.contracts.identity, agent.id, now, random.chance(0.3),
+        site, site ? random.chance(0.7) : null, site ? random.chance(0.5) : null, site ? random.chance(0.5) : null,
+        repo, repo ? random.int(0, 500) : null]);
+    }
+  }
+}
+
+function registrationFile(world: World, chain: Chain, agent: Agent): Value[] {
+  const { random } = world;
+  const head = [chain.name, chain.contracts.identity, agent.id, `https://agents.example/${agent.id}`, now];
+  if (random.chance(0.2)) return [...head, 'http_error', 'https', null, null, null, null, null, null, null, null, 'unknown', 'HTTP 404'];
+  const services = [
+    ...(random.chance(0.6) ? [{ name: 'web', endpoint: `https://agent${agent.id}.example` }] : []),
+    ...(random.chance(0.3) ? [{ name: 'ENS', endpoint: `agent${agent.id}.eth` }] : []),
+    ...(random.chance(0.5) ? [{ name: 'MCP', endpoint: `https://agent${agent.id}.example/mcp` }] : []),
+  ];
+  return [...head, 'ok', 'https', null, `Agent ${agent.id}`, random.chance(0.5) ? 'Pays and gets paid' : null, null,
+    random.chance(0.5), random.chance(0.8), JSON.stringify(services), null, random.pick(['real', 'placeholder']), null];
+}
+
+/**
  * One file of one kind, loaded as `reputation import` loads it: a row replaces any row with the
  * same natural key, whichever import brought it (pipeline/import/load.ts).
  */
@@ -453,9 +490,10 @@ function importedFeedback(world: World, id: string): Value[] | null {
 
 /**
  * Not random, on base: owner A registers agents 1 and 2, owner B agent 3, paid at wallet W (batch
- * one); agent 1 passes from A to B (batch two); W is paid (batch three). Agents 2 and 3 change in
- * batch two only in how many agents their owner has; in batch three only agent 3 changes, in
- * its activity, and B still has two agents.
+ * one); agent 1 passes from A to B (batch two); W is paid (batch three); the fetch-metadata job
+ * finds agent 2's website and repository (batch four). Agents 2 and 3 change in batch two only in
+ * how many agents their owner has; in batch three only agent 3 changes, in its activity, and B
+ * still has two agents; in batch four only agent 2 changes, in its evidence.
  */
 export function agentChangesOwner(): { batches: string[]; owners: [string, string] } {
   const chain = { name: 'base', contracts: contractsOf('base') } as Chain;
@@ -497,6 +535,8 @@ export function agentChangesOwner(): { batches: string[]; owners: [string, strin
         add(batch, 'authorizations_used', [chain.name, 25, tx, 0, token, payer, tx]);
         add(batch, 'token_transfers', [chain.name, 25, tx, 1, token, payer, wallet, 1_000_000]);
       }),
+      sqlOf({ rows: new Map([['agent_evidence', [tuple([chain.name, identity, 2, now, true, 'https://agent2.example', true, true, false,
+        'https://github.com/example/agent-2', 120])]]]), blocks: new Set(), statements: [] }),
     ],
   };
 }
