@@ -5,10 +5,12 @@
 // on chain and imported, change owners and payment wallets, get registration files (some failed)
 // and evidence about their sites and repositories; clients who paid, fresh sybils and
 // owners rate them; ratings are revoked; imported transfers name payments a later batch brings
-// from the chain (sometimes with another payee, payer or sender) and are exported again.
+// from the chain (sometimes with another payee, payer or sender) and are exported again; now and
+// then a reorg rolls a chain back a few blocks before the batch writes the new branch.
 import { chainProfiles } from '../../pipeline/chain/profiles.ts';
 import { loadFacilitators } from '../../pipeline/chain/facilitators.ts';
 import { kindSpecs, type ImportKind } from '../../pipeline/import/kinds.ts';
+import { chainTables } from '../../pipeline/ingest/sources.ts';
 
 export interface Random {
   int(min: number, max: number): number;
@@ -41,6 +43,10 @@ export interface RandomHistory {
   next(): string;
   /** An address someone asks about: one of the pool, a sybil, or one never seen. */
   someAddress(): string;
+  /** Each chain's newest block so far. */
+  heads(): Record<string, number>;
+  /** The reorgs so far, oldest first: the chain's rows from `from` on were rolled back. */
+  rollbacks: { chain: string; from: number }[];
 }
 
 // Generated literals only (hex, digits, fixed words): plain SQL text is safe.
@@ -98,9 +104,11 @@ interface World {
   imports: number;
   importedTransfers: ImportedTransfer[];
   paid: boolean;
+  rollbacks: { chain: string; from: number }[];
 }
 
-interface Batch { rows: Map<string, string[]>; blocks: Set<string>; statements: string[] }
+/** Rows to insert, the blocks recorded for them, and statements: rollbacks first, the rest last. */
+interface Batch { rows: Map<string, string[]>; blocks: Set<string>; statements: string[]; rollbacks: string[] }
 
 function add(batch: Batch, table: string, values: Value[]): void {
   const rows = batch.rows.get(table) ?? [];
@@ -117,7 +125,8 @@ function touch(batch: Batch, chain: Chain, source: string, block: number): void 
 }
 
 const sqlOf = (batch: Batch) =>
-  [...[...batch.rows].map(([table, rows]) => `INSERT INTO ${table} VALUES ${rows.join(', ')}`), ...batch.statements].join(';\n');
+  [...batch.rollbacks, ...[...batch.rows].map(([table, rows]) => `INSERT INTO ${table} VALUES ${rows.join(', ')}`), ...batch.statements]
+    .join(';\n');
 
 function contractsOf(name: string): Contracts {
   const profile = chainProfiles[name] as Record<string, { address: string } | undefined>;
@@ -141,13 +150,21 @@ export function randomHistory(seed: number): RandomHistory {
     imports: 0,
     importedTransfers: [],
     paid: false,
+    rollbacks: [],
   };
-  return { random: world.random, next: () => nextBatch(world), someAddress: () => someAddress(world) };
+  return {
+    random: world.random,
+    next: () => nextBatch(world),
+    someAddress: () => someAddress(world),
+    heads: () => Object.fromEntries(world.chains.map((c) => [c.name, c.head])),
+    rollbacks: world.rollbacks,
+  };
 }
 
 function nextBatch(world: World): string {
   const { random } = world;
-  const batch: Batch = { rows: new Map(), blocks: new Set(), statements: [] };
+  const batch: Batch = { rows: new Map(), blocks: new Set(), statements: [], rollbacks: [] };
+  for (const chain of world.chains) if (chain.head > 0 && random.chance(0.1)) rollBack(world, batch, chain);
   for (const chain of advance(world, batch)) {
     for (const planned of chain.planned.filter((p) => p.at.block <= chain.head)) writePayment(world, batch, chain, planned.at, planned);
     chain.planned = chain.planned.filter((p) => p.at.block > chain.head);
@@ -161,6 +178,23 @@ function nextBatch(world: World): string {
   for (let n = random.chance(0.5) ? random.int(1, 2) : 0; n > 0; n--) writeImport(world, batch);
   if (random.chance(0.2)) batch.statements.push(askedAbout(someAddress(world), 'assess'));
   return sqlOf(batch);
+}
+
+/**
+ * A reorg: ingestion rolls the chain's rows back from a recent block on, in every source, with
+ * their cursors (pipeline/ingest/forget-chain.ts), before this batch writes the new branch. The
+ * rows written below the fork stay; what the generator planned or remembers above it may name
+ * rows that are gone, as after a real reorg. Runs before the batch's own rows, which its
+ * statements follow.
+ */
+function rollBack(world: World, batch: Batch, chain: Chain): void {
+  const from = world.random.int(Math.max(1, chain.head - 30), chain.head);
+  for (const table of chainTables) {
+    batch.rollbacks.push(`DELETE FROM ${table} WHERE chain = '${chain.name}' AND block_number >= ${from}`);
+  }
+  chain.head = from - 1;
+  for (const block of chain.logs.keys()) if (block >= from) chain.logs.delete(block);
+  world.rollbacks.push({ chain: chain.name, from });
 }
 
 /** Moves chains on (base always at first, devnet from some later batch), each source's cursor with them. */
@@ -502,7 +536,7 @@ export function agentChangesOwner(): { batches: string[]; owners: [string, strin
   const { identity, token } = chain.contracts;
   let txs = 0;
   const batchUpTo = (head: number, events: (batch: Batch) => void) => {
-    const batch: Batch = { rows: new Map(), blocks: new Set(), statements: [] };
+    const batch: Batch = { rows: new Map(), blocks: new Set(), statements: [], rollbacks: [] };
     for (const source of sourcesOf(chain)) {
       touch(batch, chain, source, head);
       add(batch, 'ingest_cursors', [chain.name, source, head, hex(head, 64), now]);
@@ -536,7 +570,7 @@ export function agentChangesOwner(): { batches: string[]; owners: [string, strin
         add(batch, 'token_transfers', [chain.name, 25, tx, 1, token, payer, wallet, 1_000_000]);
       }),
       sqlOf({ rows: new Map([['agent_evidence', [tuple([chain.name, identity, 2, now, true, 'https://agent2.example', true, true, false,
-        'https://github.com/example/agent-2', 120])]]]), blocks: new Set(), statements: [] }),
+        'https://github.com/example/agent-2', 120])]]]), blocks: new Set(), statements: [], rollbacks: [] }),
     ],
   };
 }
