@@ -33,6 +33,12 @@ export async function expectPaymentsMatchView(store: Store) {
   );
   expect(diff).toMatchObject({ extra: 0, missing: 0 });
   expect(diff!.n).toBeGreaterThan(0);
+  // One row per transfer: sql/score/payments.sql finds what a run removed and added by anti joins
+  // on the key, which give what EXCEPT ALL would only while no key repeats.
+  const [keys] = await store.read(
+    `SELECT count(*)::INTEGER AS n, count(DISTINCT (chain, tx_hash, log_index))::INTEGER AS distinct_keys FROM x402_payments`,
+  );
+  expect(keys!.distinct_keys).toBe(keys!.n);
   // And its aggregates hold what they would if summed from it now.
   const pairs = `SELECT chain, payer, payee, count(*) AS payments, count(*) FILTER (verified) AS verified_payments,
                         sum(value) AS volume, sum(value) FILTER (verified) AS verified_volume, min(block_time) AS first_at,
