@@ -20,6 +20,9 @@ describe('openStore', () => {
     const store = await openStore({ dataDir });
     const recorded = await store.read('SELECT version, name FROM schema_migrations ORDER BY version');
     expect(recorded).toEqual(listMigrations().map((m) => ({ version: m.version, name: m.name })));
+    // Only the small serving table keeps an ART index (migrations 015, 019, 030).
+    expect(await store.read('SELECT table_name, index_name FROM duckdb_indexes() ORDER BY 1, 2'))
+      .toEqual([{ table_name: 'address_feedback', index_name: 'address_feedback_address' }]);
     // After the checkpoint the schema lives in the database file, not in the WAL.
     const wal = `${store.file}.wal`;
     expect(!existsSync(wal) || statSync(wal).size === 0).toBe(true);
