@@ -1,9 +1,12 @@
 -- Brings scored_payments (migration 011) up to date with x402_payments. Only what can have
 -- changed since the previous run is replaced (a rebuild empties the table and its aggregates
 -- first and has no previous cursors, so the same statements then copy the whole view):
---   chain rows above the payment floor: the lowest block the previous run had read on the
---     chain's payment sources (token, permit2; -1 on a source it had not seen). Above it a
---     transfer could still have lacked its authorisation or settlement, or been unindexed;
+--   rows above the payment floor, chain and imported: the lowest block the previous run had read
+--     on the chain's payment sources (token, permit2; -1 on a source it had not seen). Above it a
+--     transfer could still have lacked its authorisation or settlement, or been unindexed, and
+--     an imported row shadowed by a chain row then may show again: an on-demand run replaces
+--     rows above the floor without moving it, and a reorg can take that chain row away (an
+--     imported transfer's block is its transaction's, as the chain's row has it);
 --   imported rows shadowed by a chain row above the floor (the view prefers the chain's row);
 --   imported rows with the key of a row in a newer import, which replaced them (an import
 --     replaces rows with the same key whichever import brought them), and the rows of imports
@@ -36,7 +39,7 @@ UNION SELECT DISTINCT import_id FROM imported_transfers WHERE (SELECT rebuild_pa
 
 CREATE OR REPLACE TEMP TABLE removed_payments AS
 SELECT s.* FROM scored_payments s LEFT JOIN payment_floor f ON f.chain = s.chain
- WHERE s.origin = 'chain' AND s.block_number > coalesce(f.block_number, -1) AND s.block_number > getvariable('payments_from')
+ WHERE s.block_number > coalesce(f.block_number, -1) AND s.block_number > getvariable('payments_from')
 UNION
 SELECT s.* FROM scored_payments s
   SEMI JOIN (SELECT t.chain, t.tx_hash, t.log_index FROM token_transfers t LEFT JOIN payment_floor f ON f.chain = t.chain
@@ -56,11 +59,12 @@ DELETE FROM scored_payments s USING removed_payments r
 CREATE OR REPLACE TEMP TABLE added_payments AS
 SELECT p.chain, p.tx_hash, p.log_index, p.payer, p.payee, p.value, p.block_time, p.verified, p.origin, p.block_number, p.import_id
   FROM x402_payments p LEFT JOIN payment_floor f ON f.chain = p.chain
- WHERE p.origin = 'chain' AND p.block_number > coalesce(f.block_number, -1) AND p.block_number > getvariable('payments_from')
-UNION ALL
-SELECT chain, tx_hash, log_index, payer, payee, value, block_time, verified, origin, block_number, import_id
-  FROM x402_payments
- WHERE origin = 'import' AND import_id IN (SELECT import_id FROM new_imports);
+ WHERE p.block_number > coalesce(f.block_number, -1) AND p.block_number > getvariable('payments_from')
+UNION ALL  -- the rows of newer imports at or below the floor (those above it are in the branch above)
+SELECT p.chain, p.tx_hash, p.log_index, p.payer, p.payee, p.value, p.block_time, p.verified, p.origin, p.block_number, p.import_id
+  FROM x402_payments p LEFT JOIN payment_floor f ON f.chain = p.chain
+ WHERE p.origin = 'import' AND p.import_id IN (SELECT import_id FROM new_imports)
+   AND NOT (p.block_number > coalesce(f.block_number, -1) AND p.block_number > getvariable('payments_from'));
 
 INSERT INTO scored_payments SELECT * FROM added_payments;
 

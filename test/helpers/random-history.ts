@@ -43,8 +43,6 @@ export interface RandomHistory {
   next(): string;
   /** An address someone asks about: one of the pool, a sybil, or one never seen. */
   someAddress(): string;
-  /** Each chain's newest block so far. */
-  heads(): Record<string, number>;
   /** The reorgs so far, oldest first: the chain's rows from `from` on were rolled back. */
   rollbacks: { chain: string; from: number }[];
 }
@@ -156,7 +154,6 @@ export function randomHistory(seed: number): RandomHistory {
     random: world.random,
     next: () => nextBatch(world),
     someAddress: () => someAddress(world),
-    heads: () => Object.fromEntries(world.chains.map((c) => [c.name, c.head])),
     rollbacks: world.rollbacks,
   };
 }
