@@ -13,6 +13,7 @@ import { createChainRpc, ingestChain } from '../pipeline/ingest/ingest-chain.ts'
 import { ingestSource } from '../pipeline/ingest/ingest-source.ts';
 import { localChunkFetcher, sourceOf } from '../pipeline/ingest/fetch-chunk.ts';
 import { tokenEvents } from '../pipeline/ingest/sources.ts';
+import { rollBackReorg } from '../pipeline/ingest/reorg.ts';
 import { tempDataDir } from './helpers/temp.ts';
 
 describe('reorg handling', () => {
@@ -62,6 +63,9 @@ describe('reorg handling', () => {
     const ingest = () => ingestChain({ store, chain, log: silentLogger });
 
     await ingest();
+    // A payment both branches share, not yet ingested: the fork comes after it, inside the range
+    // the next ingest writes with branch A, so the ancestor is not where any cursor stood.
+    await branch('shared', 3, 10, 1);
     const snapshot = await testClient.snapshot();
     await branch('branch-a', 1, 9, 4);
     await ingest();
@@ -71,6 +75,24 @@ describe('reorg handling', () => {
     await testClient.revert({ id: snapshot });
     await branch('branch-b', 2, 11, 2);
     await testClient.mine({ blocks: 5 });
+
+    // The rollback keeps what lies below the fork and puts every source's cursor at the common
+    // ancestor, the newest block stored on both branches, so no row stands above a cursor.
+    const rpc = createChainRpc(chain);
+    const { ancestor } = await rollBackReorg({ store, rpc, chain: 'devnet', log: silentLogger });
+    const ancestorBlock = await rpc.getBlock(ancestor!);
+    const afterRollback = await store.read(
+      `SELECT source, max(block_number)::VARCHAR AS block, arg_max(block_hash, block_number) AS hash FROM ingest_cursors GROUP BY source ORDER BY source`,
+    );
+    expect(afterRollback.map((c) => c.source)).toEqual(['identity', 'permit2', 'reputation', 'token']);
+    for (const c of afterRollback) expect(c).toMatchObject({ block: String(ancestor), hash: ancestorBlock.hash });
+    const [above] = await store.read(
+      `SELECT (SELECT count(*) FROM token_transfers WHERE block_number > $1)::INTEGER AS rows,
+              (SELECT count(*) FROM token_transfers)::INTEGER AS kept`,
+      [ancestor!],
+    );
+    expect(above).toMatchObject({ rows: 0 });
+    expect(above!.kept).toBeGreaterThan(0);
     await ingest();
 
     const stored = await storedTransferHashes();

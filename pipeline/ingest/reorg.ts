@@ -3,10 +3,13 @@
 // blocks downward until one matches the node (the common ancestor). Sources are checked apart
 // because one may have stored the old branch and another the new one in the same run. Everything
 // above the lowest ancestor found is deleted in every source, so the next ingest reads the new
-// branch.
+// branch. Each source cut back gets a cursor at the ancestor, whose rows it keeps: otherwise its
+// newest cursor would be the end of an older range, below rows it still holds, and a scoring run
+// until the next ingest would read rows above the cursor it records (docs/scoring.md, "Runs").
+import { timestampValue } from '@duckdb/node-api';
 import type { Store } from '../store/store.ts';
 import type { Logger } from '../log.ts';
-import { BlockNotFoundError, type Rpc } from '../chain/rpc.ts';
+import { BlockNotFoundError, type BlockInfo, type Rpc } from '../chain/rpc.ts';
 import { forgetChainFrom } from './forget-chain.ts';
 
 export interface ReorgResult {
@@ -21,19 +24,35 @@ const page = 64;
 export async function rollBackReorg(deps: { store: Store; rpc: Rpc; chain: string; log: Logger }): Promise<ReorgResult> {
   const { store, chain } = deps;
   const sources = await store.read(`SELECT DISTINCT source FROM chain_blocks WHERE chain = $1 ORDER BY source`, [chain]);
-  let ancestor: bigint | null = null;
+  let ancestor: BlockInfo | 'none' | null = null;
   for (const { source } of sources) {
     const found = await commonAncestor(deps, String(source));
-    if (found !== null && (ancestor === null || found < ancestor)) ancestor = found;
+    if (found !== null && (ancestor === null || found === 'none' || (ancestor !== 'none' && found.number < ancestor.number))) ancestor = found;
   }
   if (ancestor === null) return { reorged: false };
-  await store.write((tx) => forgetChainFrom(tx, chain, ancestor + 1n));
-  deps.log.warn('reorg: rolled back to the common ancestor', { chain, ancestor });
-  return { reorged: true, ancestor };
+  const kept = ancestor === 'none' ? null : ancestor;
+  await store.write(async (tx) => {
+    const cut = await tx.all(`SELECT DISTINCT source FROM ingest_cursors WHERE chain = $1 AND block_number > $2`, [chain, kept?.number ?? -1n]);
+    await forgetChainFrom(tx, chain, (kept?.number ?? -1n) + 1n);
+    if (!kept) return;
+    for (const { source } of cut) {
+      await tx.run(
+        `INSERT INTO chain_blocks SELECT $1, $2, $3, $4, $5
+          WHERE NOT EXISTS (SELECT 1 FROM chain_blocks WHERE chain = $1 AND source = $5 AND block_number = $2)`,
+        [chain, kept.number, kept.hash, timestampValue(kept.timestamp * 1_000_000n), String(source)],
+      );
+      await tx.run('INSERT INTO ingest_cursors VALUES ($1, $2, $3, $4, utc_now())', [chain, String(source), kept.number, kept.hash]);
+    }
+  });
+  deps.log.warn('reorg: rolled back to the common ancestor', { chain, ancestor: kept?.number ?? -1n });
+  return { reorged: true, ancestor: kept?.number ?? -1n };
 }
 
-/** null when the source's newest stored block is on the node; else the highest stored block that is (-1: none). */
-async function commonAncestor(deps: { store: Store; rpc: Rpc; chain: string }, source: string): Promise<bigint | null> {
+/**
+ * null when the source's newest stored block is on the node; else the highest stored block that
+ * is, as the node has it ('none': no stored block is).
+ */
+async function commonAncestor(deps: { store: Store; rpc: Rpc; chain: string }, source: string): Promise<BlockInfo | 'none' | null> {
   let below: bigint | null = null;
   for (;;) {
     const rows = await deps.store.read(
@@ -42,20 +61,23 @@ async function commonAncestor(deps: { store: Store; rpc: Rpc; chain: string }, s
         ORDER BY block_number DESC LIMIT ${page}`,
       [deps.chain, source, below],
     );
-    if (rows.length === 0) return -1n;
+    if (rows.length === 0) return 'none';
     for (const row of rows) {
       const number = BigInt(String(row.block));
-      if (await nodeHasBlock(deps.rpc, number, String(row.block_hash))) return below === null ? null : number;
+      const block = await nodeBlock(deps.rpc, number, String(row.block_hash));
+      if (block) return below === null ? null : block;
       below = number;
     }
   }
 }
 
-async function nodeHasBlock(rpc: Rpc, number: bigint, hash: string): Promise<boolean> {
+/** The node's block at `number` when its hash is `hash`. */
+async function nodeBlock(rpc: Rpc, number: bigint, hash: string): Promise<BlockInfo | null> {
   try {
-    return (await rpc.getBlock(number)).hash === hash;
+    const block = await rpc.getBlock(number);
+    return block.hash === hash ? block : null;
   } catch (err) {
-    if (err instanceof BlockNotFoundError) return false;
+    if (err instanceof BlockNotFoundError) return null;
     throw err;
   }
 }

@@ -179,15 +179,25 @@ function nextBatch(world: World): string {
 
 /**
  * A reorg: ingestion rolls the chain's rows back from a recent block on, in every source, with
- * their cursors (pipeline/ingest/forget-chain.ts), before this batch writes the new branch. The
- * rows written below the fork stay; what the generator planned or remembers above it may name
- * rows that are gone, as after a real reorg. Runs before the batch's own rows, which its
- * statements follow.
+ * their cursors, and gives each source a cursor at the block below, the common ancestor
+ * (pipeline/ingest/reorg.ts), before this batch writes the new branch. The rows written below the
+ * fork stay; what the generator planned or remembers above it may name rows that are gone, as
+ * after a real reorg. Runs before the batch's own rows.
  */
 function rollBack(world: World, batch: Batch, chain: Chain): void {
   const from = world.random.int(Math.max(1, chain.head - 30), chain.head);
   for (const table of chainTables) {
     batch.rollbacks.push(`DELETE FROM ${table} WHERE chain = '${chain.name}' AND block_number >= ${from}`);
+  }
+  const ancestor = from - 1;
+  if (ancestor > 0) {
+    for (const source of sourcesOf(chain)) {
+      batch.rollbacks.push(
+        `INSERT INTO chain_blocks SELECT ${tuple([chain.name, ancestor, hex(ancestor, 64), blockTime(ancestor), source]).slice(1, -1)}
+          WHERE NOT EXISTS (SELECT 1 FROM chain_blocks WHERE chain = '${chain.name}' AND source = '${source}' AND block_number = ${ancestor})`,
+        `INSERT INTO ingest_cursors VALUES ${tuple([chain.name, source, ancestor, hex(ancestor, 64), now])}`,
+      );
+    }
   }
   chain.head = from - 1;
   for (const block of chain.logs.keys()) if (block >= from) chain.logs.delete(block);
