@@ -72,8 +72,8 @@ export async function applyScoreIncrement(
   size: ScoreDataSize,
   { newPayments = sqlFile('bench/score_increment'), touchedAddresses = 2 * Math.max(1, Math.floor(size.addresses / 200)) }: { newPayments?: string; touchedAddresses?: number } = {},
 ): Promise<void> {
-  if (!Number.isSafeInteger(touchedAddresses) || touchedAddresses < 2 || touchedAddresses % 2 !== 0) {
-    throw new Error(`an increment touches a whole even number of addresses, not ${touchedAddresses}`);
+  if (!Number.isSafeInteger(touchedAddresses) || touchedAddresses < 2 || touchedAddresses % 2 !== 0 || touchedAddresses > size.addresses) {
+    throw new Error(`an increment touches a whole even number of addresses, at most ${size.addresses}, not ${touchedAddresses}`);
   }
   await store.write(async (tx) => {
     await tx.run(variables(size));

@@ -118,7 +118,7 @@ describe('bench score data', () => {
     expect(await one(`SELECT max(block_number) FROM chain_blocks WHERE source = 'token'`)).toEqual([after]);
   });
 
-  it('a smaller increment touches the number of addresses asked for, and only a whole even one', async () => {
+  it('a smaller increment touches the number of addresses asked for, and only a whole even one within the population', async () => {
     const [before] = await one(`SELECT max(block_number) FROM ingest_cursors WHERE source = 'token'`);
     await applyScoreIncrement(store, size, { touchedAddresses: 6 });
     expect(await one(
@@ -126,5 +126,6 @@ describe('bench score data', () => {
                              UNION SELECT to_address FROM token_transfers WHERE block_number > ${before})`,
     )).toEqual([6]);
     await expect(applyScoreIncrement(store, size, { touchedAddresses: 7 })).rejects.toThrow(/whole even number/);
+    await expect(applyScoreIncrement(store, size, { touchedAddresses: size.addresses + 2 })).rejects.toThrow(/at most 2000/);
   });
 });
