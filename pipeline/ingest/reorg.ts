@@ -9,7 +9,7 @@
 import { timestampValue } from '@duckdb/node-api';
 import type { Store } from '../store/store.ts';
 import type { Logger } from '../log.ts';
-import { BlockNotFoundError, type BlockInfo, type Rpc } from '../chain/rpc.ts';
+import { BlockNotFoundError, type Rpc } from '../chain/rpc.ts';
 import { forgetChainFrom } from './forget-chain.ts';
 
 export interface ReorgResult {
@@ -24,17 +24,21 @@ const page = 64;
 export async function rollBackReorg(deps: { store: Store; rpc: Rpc; chain: string; log: Logger }): Promise<ReorgResult> {
   const { store, chain } = deps;
   const sources = await store.read(`SELECT DISTINCT source FROM chain_blocks WHERE chain = $1 ORDER BY source`, [chain]);
-  let ancestor: BlockInfo | 'none' | null = null;
+  let ancestor: bigint | null = null;
   for (const { source } of sources) {
     const found = await commonAncestor(deps, String(source));
-    if (found !== null && (ancestor === null || found === 'none' || (ancestor !== 'none' && found.number < ancestor.number))) ancestor = found;
+    if (found !== null && (ancestor === null || found < ancestor)) ancestor = found;
   }
   if (ancestor === null) return { reorged: false };
-  const kept = ancestor === 'none' ? null : ancestor;
+  const kept = ancestor >= 0n ? await deps.rpc.getBlock(ancestor) : null;
   await store.write(async (tx) => {
-    const cut = await tx.all(`SELECT DISTINCT source FROM ingest_cursors WHERE chain = $1 AND block_number > $2`, [chain, kept?.number ?? -1n]);
-    await forgetChainFrom(tx, chain, (kept?.number ?? -1n) + 1n);
-    if (!kept) return;
+    const cut = await tx.all(`SELECT DISTINCT source FROM ingest_cursors WHERE chain = $1 AND block_number > $2`, [chain, ancestor]);
+    await forgetChainFrom(tx, chain, ancestor + 1n);
+    // The node may have moved again since the check: a cursor only for the block as stored.
+    const [same] = kept
+      ? await tx.all('SELECT 1 FROM chain_blocks WHERE chain = $1 AND block_number = $2 AND block_hash = $3 LIMIT 1', [chain, kept.number, kept.hash])
+      : [];
+    if (!kept || !same) return;
     for (const { source } of cut) {
       await tx.run(
         `INSERT INTO chain_blocks SELECT $1, $2, $3, $4, $5
@@ -44,15 +48,12 @@ export async function rollBackReorg(deps: { store: Store; rpc: Rpc; chain: strin
       await tx.run('INSERT INTO ingest_cursors VALUES ($1, $2, $3, $4, utc_now())', [chain, String(source), kept.number, kept.hash]);
     }
   });
-  deps.log.warn('reorg: rolled back to the common ancestor', { chain, ancestor: kept?.number ?? -1n });
-  return { reorged: true, ancestor: kept?.number ?? -1n };
+  deps.log.warn('reorg: rolled back to the common ancestor', { chain, ancestor });
+  return { reorged: true, ancestor };
 }
 
-/**
- * null when the source's newest stored block is on the node; else the highest stored block that
- * is, as the node has it ('none': no stored block is).
- */
-async function commonAncestor(deps: { store: Store; rpc: Rpc; chain: string }, source: string): Promise<BlockInfo | 'none' | null> {
+/** null when the source's newest stored block is on the node; else the highest stored block that is (-1: none). */
+async function commonAncestor(deps: { store: Store; rpc: Rpc; chain: string }, source: string): Promise<bigint | null> {
   let below: bigint | null = null;
   for (;;) {
     const rows = await deps.store.read(
@@ -61,23 +62,20 @@ async function commonAncestor(deps: { store: Store; rpc: Rpc; chain: string }, s
         ORDER BY block_number DESC LIMIT ${page}`,
       [deps.chain, source, below],
     );
-    if (rows.length === 0) return 'none';
+    if (rows.length === 0) return -1n;
     for (const row of rows) {
       const number = BigInt(String(row.block));
-      const block = await nodeBlock(deps.rpc, number, String(row.block_hash));
-      if (block) return below === null ? null : block;
+      if (await nodeHasBlock(deps.rpc, number, String(row.block_hash))) return below === null ? null : number;
       below = number;
     }
   }
 }
 
-/** The node's block at `number` when its hash is `hash`. */
-async function nodeBlock(rpc: Rpc, number: bigint, hash: string): Promise<BlockInfo | null> {
+async function nodeHasBlock(rpc: Rpc, number: bigint, hash: string): Promise<boolean> {
   try {
-    const block = await rpc.getBlock(number);
-    return block.hash === hash ? block : null;
+    return (await rpc.getBlock(number)).hash === hash;
   } catch (err) {
-    if (err instanceof BlockNotFoundError) return null;
+    if (err instanceof BlockNotFoundError) return false;
     throw err;
   }
 }
