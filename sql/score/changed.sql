@@ -6,13 +6,13 @@
 -- chain row replaced. Transfers above the watermarks are read as well: an on-demand run in
 -- between brought scored_payments up to date without rescoring what it found; it left the
 -- addresses of what it added or removed in pending_addresses, taken here.
--- payment_floor and the payments_from variable come from sql/score/payments.sql; the constant
--- lets zone maps skip the older blocks of token_transfers.
+-- payment_floor and above_floor() come from sql/score/payments.sql; its constant lets zone maps
+-- skip the older blocks of token_transfers.
 CREATE OR REPLACE TEMP TABLE changed_addresses AS
 WITH new_transfers AS (
   SELECT t.from_address, t.to_address FROM token_transfers t
     LEFT JOIN payment_floor f ON f.chain = t.chain
-   WHERE t.block_number > coalesce(f.block_number, -1) AND t.block_number > getvariable('payments_from')
+   WHERE above_floor(t.block_number, f.block_number)
   UNION ALL
   SELECT from_address, to_address FROM imported_transfers
    WHERE import_id IN (SELECT import_id FROM imports WHERE imported_at > (SELECT imports_through FROM run_params))

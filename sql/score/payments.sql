@@ -30,6 +30,10 @@ SELECT s.chain, min(coalesce(p.block_number, -1)) AS block_number
 -- A constant the optimiser pushes into every table the view reads (zone maps skip older blocks).
 SET VARIABLE payments_from = (SELECT coalesce(min(block_number), -1) FROM payment_floor);
 
+-- Whether a row's block is above its chain's floor (`floor`: payment_floor's block, null for a
+-- chain it has none for), with the constant beside it for the zone maps.
+CREATE OR REPLACE TEMP MACRO above_floor(block, floor) AS block > coalesce(floor, -1) AND block > getvariable('payments_from');
+
 -- Imports newer than the previous run (every import in a rebuild). An on-demand run
 -- (`score --address`) records the watermarks of the run before it, so the next run copies the
 -- imports it copied again: their rows are replaced, not added twice.
@@ -39,11 +43,11 @@ UNION SELECT DISTINCT import_id FROM imported_transfers WHERE (SELECT rebuild_pa
 
 CREATE OR REPLACE TEMP TABLE removed_payments AS
 SELECT s.* FROM scored_payments s LEFT JOIN payment_floor f ON f.chain = s.chain
- WHERE s.block_number > coalesce(f.block_number, -1) AND s.block_number > getvariable('payments_from')
+ WHERE above_floor(s.block_number, f.block_number)
 UNION
 SELECT s.* FROM scored_payments s
   SEMI JOIN (SELECT t.chain, t.tx_hash, t.log_index FROM token_transfers t LEFT JOIN payment_floor f ON f.chain = t.chain
-              WHERE t.block_number > coalesce(f.block_number, -1) AND t.block_number > getvariable('payments_from')) t
+              WHERE above_floor(t.block_number, f.block_number)) t
     ON t.chain = s.chain AND t.tx_hash = s.tx_hash AND t.log_index = s.log_index
  WHERE s.origin = 'import'
 UNION
@@ -59,12 +63,12 @@ DELETE FROM scored_payments s USING removed_payments r
 CREATE OR REPLACE TEMP TABLE added_payments AS
 SELECT p.chain, p.tx_hash, p.log_index, p.payer, p.payee, p.value, p.block_time, p.verified, p.origin, p.block_number, p.import_id
   FROM x402_payments p LEFT JOIN payment_floor f ON f.chain = p.chain
- WHERE p.block_number > coalesce(f.block_number, -1) AND p.block_number > getvariable('payments_from')
+ WHERE above_floor(p.block_number, f.block_number)
 UNION ALL  -- the rows of newer imports at or below the floor (those above it are in the branch above)
 SELECT p.chain, p.tx_hash, p.log_index, p.payer, p.payee, p.value, p.block_time, p.verified, p.origin, p.block_number, p.import_id
   FROM x402_payments p LEFT JOIN payment_floor f ON f.chain = p.chain
  WHERE p.origin = 'import' AND p.import_id IN (SELECT import_id FROM new_imports)
-   AND NOT (p.block_number > coalesce(f.block_number, -1) AND p.block_number > getvariable('payments_from'));
+   AND NOT above_floor(p.block_number, f.block_number);
 
 INSERT INTO scored_payments SELECT * FROM added_payments;
 
