@@ -69,9 +69,8 @@ it.each(seeds)('seed %i: incremental and on-demand runs serve what a full run do
     await write();
     expect((await runScoring(incremental)).kind, `seed ${seed}`).toBe('full');
     // A run is full, whatever was asked, after a reorg rolled back the cursor the run it follows
-    // recorded (each chain's newest cursor row then, sql/score/inputs.sql: a rollback leaves the
-    // chain's rows below the fork but its cursor rows only up to the last batch below it). An
-    // on-demand run keeps those watermarks, any other records its own.
+    // recorded (each chain's newest cursor row then, sql/score/inputs.sql). An on-demand run keeps
+    // those watermarks, any other records its own.
     const cursors = async () =>
       Object.fromEntries((await incremental.read('SELECT chain, max(block_number)::INTEGER AS block FROM ingest_cursors GROUP BY chain'))
         .map((row) => [String(row.chain), Number(row.block)]));

@@ -108,6 +108,8 @@ interface World {
 /** Rows to insert, the blocks recorded for them, and statements: rollbacks first, the rest last. */
 interface Batch { rows: Map<string, string[]>; blocks: Set<string>; statements: string[]; rollbacks: string[] }
 
+const newBatch = (): Batch => ({ rows: new Map(), blocks: new Set(), statements: [], rollbacks: [] });
+
 function add(batch: Batch, table: string, values: Value[]): void {
   const rows = batch.rows.get(table) ?? [];
   rows.push(tuple(values));
@@ -160,7 +162,7 @@ export function randomHistory(seed: number): RandomHistory {
 
 function nextBatch(world: World): string {
   const { random } = world;
-  const batch: Batch = { rows: new Map(), blocks: new Set(), statements: [], rollbacks: [] };
+  const batch = newBatch();
   for (const chain of world.chains) if (chain.head > 0 && random.chance(0.1)) rollBack(world, batch, chain);
   for (const chain of advance(world, batch)) {
     for (const planned of chain.planned.filter((p) => p.at.block <= chain.head)) writePayment(world, batch, chain, planned.at, planned);
@@ -199,7 +201,7 @@ function rollBack(world: World, batch: Batch, chain: Chain): void {
       );
     }
   }
-  chain.head = from - 1;
+  chain.head = ancestor;
   for (const block of chain.logs.keys()) if (block >= from) chain.logs.delete(block);
   world.rollbacks.push({ chain: chain.name, from });
 }
@@ -543,7 +545,7 @@ export function agentChangesOwner(): { batches: string[]; owners: [string, strin
   const { identity, token } = chain.contracts;
   let txs = 0;
   const batchUpTo = (head: number, events: (batch: Batch) => void) => {
-    const batch: Batch = { rows: new Map(), blocks: new Set(), statements: [], rollbacks: [] };
+    const batch = newBatch();
     for (const source of sourcesOf(chain)) {
       touch(batch, chain, source, head);
       add(batch, 'ingest_cursors', [chain.name, source, head, hex(head, 64), now]);
@@ -576,8 +578,12 @@ export function agentChangesOwner(): { batches: string[]; owners: [string, strin
         add(batch, 'authorizations_used', [chain.name, 25, tx, 0, token, payer, tx]);
         add(batch, 'token_transfers', [chain.name, 25, tx, 1, token, payer, wallet, 1_000_000]);
       }),
-      sqlOf({ rows: new Map([['agent_evidence', [tuple([chain.name, identity, 2, now, true, 'https://agent2.example', true, true, false,
-        'https://github.com/example/agent-2', 120])]]]), blocks: new Set(), statements: [], rollbacks: [] }),
+      (() => {
+        const batch = newBatch();
+        add(batch, 'agent_evidence', [chain.name, identity, 2, now, true, 'https://agent2.example', true, true, false,
+          'https://github.com/example/agent-2', 120]);
+        return sqlOf(batch);
+      })(),
     ],
   };
 }
