@@ -193,7 +193,9 @@ describe('fetchMetadataJob', () => {
         [registry, `${server.origin}/late/quick.json`],
       );
     });
-    const job = fetchMetadataJob({ store, log: silentLogger }, { ...options(), chain: 'late', concurrency: 4 });
+    // The late site answers only once the others are committed: on a loaded machine that can take
+    // longer than the default 5 s timeout, which would write the late agent first.
+    const job = fetchMetadataJob({ store, log: silentLogger }, { ...options(), chain: 'late', concurrency: 4, timeoutMs: 60_000 });
     await lateSiteRequested;
     const [watermark] = await waitFor(async () => {
       const rows = await store.read(`SELECT count(*)::INTEGER AS n, max(fetched_at)::VARCHAR AS newest FROM registration_files WHERE chain = 'late'`);

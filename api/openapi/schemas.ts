@@ -130,11 +130,11 @@ export const reputationViewSummary = z
   .strictObject({
     address: z.string(),
     model_version: z.string(),
-    computed_at: isoTime,
-    data_through: z.strictObject({ chain: z.string(), block: count.nullable() }),
-    score: score100,
-    grade,
-    preview: z.strictObject({ allow_hint: z.boolean(), grade_hint: grade }),
+    computed_at: isoTime.nullable().meta({ description: 'the newest scoring run; null (as score, grade and data_through.chain) for an address known to the index but not scored yet' }),
+    data_through: z.strictObject({ chain: z.string().nullable(), block: count.nullable() }),
+    score: score100.nullable(),
+    grade: grade.nullable(),
+    preview: z.strictObject({ allow_hint: z.boolean(), grade_hint: grade.nullable() }),
     highlights: z.strictObject({
       total_transactions: count,
       unique_counterparties: count,
@@ -209,7 +209,7 @@ export function errorDetail(codes: readonly ErrorCode[]) {
     code: z.enum(codes as [ErrorCode, ...ErrorCode[]]),
     message: z.string(),
     ...(has('signup_required') ? { signup_url: z.string().optional().meta({ description: 'signup_required: where to get a key' }) } : {}),
-    ...(has('unknown_address') ? { can_assess: z.literal(true).optional().meta({ description: 'unknown_address: POST /v1/assess can score it' }) } : {}),
+    ...(has('unknown_address') ? { can_assess: z.literal(true).optional().meta({ description: 'unknown_address: an assessment (spec 4.2; not served by this version) could score the address' }) } : {}),
     ...(has('payment_required')
       ? {
           plan: z.enum(planNames).optional().meta({ description: "payment_required: the caller's plan" }),

@@ -63,9 +63,13 @@ export async function serveAddress(
   if (hit) return servedEntry(hit, options.chain);
   const found = await lookUpAddress(store, address);
   if (found.kind === 'unknown') {
-    throw new ApiError('unknown_address', 'this address has not been indexed; POST /v1/assess to score it', { can_assess: true });
+    throw new ApiError('unknown_address', 'this address has not been indexed', { can_assess: true });
   }
-  if (found.kind === 'known_unscored') return { kind: 'known_unscored', json: Buffer.from(JSON.stringify(knownUnscoredRecord(address, modelVersion, options.full))) };
+  if (found.kind === 'known_unscored') {
+    // No chain rows yet: none on the requested chain either.
+    if (options.chain !== undefined) throw noActivityOn(options.chain);
+    return { kind: 'known_unscored', json: Buffer.from(JSON.stringify(knownUnscoredRecord(address, modelVersion, options.full))) };
+  }
   // What this reader saw is committed: the cache may learn the run from it (no run yet in this process).
   publishNewestRun(store, found.run.runId);
   const record = servedRecord(found.stored, found.run, options);
@@ -80,8 +84,12 @@ export async function serveAddress(
 }
 
 function servedEntry(entry: CachedRecord, chain: string | undefined): Served {
-  if (entry.json === null) throw new ApiError('unknown_address', `this address has no activity on ${chain}`, { can_assess: true });
+  if (entry.json === null) throw noActivityOn(chain!);
   return { kind: 'record', ...entry, json: entry.json };
+}
+
+function noActivityOn(chain: string): ApiError {
+  return new ApiError('unknown_address', `this address has no activity on ${chain}`, { can_assess: true });
 }
 
 function newestRun(row: Row): NewestRun {

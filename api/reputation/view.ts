@@ -4,6 +4,7 @@
 // applies the caller's policy.
 // docs/scoring.md ("The view variant") gives every formula.
 import type { NewestRun } from './record.ts';
+import { modelVersion } from '../../pipeline/score/run.ts';
 
 export const gradeOrder = ['F', 'D', 'C', 'B', 'A'] as const;
 export type Grade = (typeof gradeOrder)[number];
@@ -20,11 +21,11 @@ const recentDays = 30;
 const staleDays = 90;
 const diverseCounterparties = 3;
 
-interface ViewFacts {
-  best_chain: string;
+/** The facts of the view over all the address's chains (`chain` null) or of one chain alone. */
+interface ChainView {
+  chain: string | null;
   metrics: {
     total_transactions: number;
-    verified_transactions: number;
     unique_counterparties: number;
     total_volume_usdc: number;
     first_seen: string | null;
@@ -36,15 +37,39 @@ interface ViewFacts {
   identity: Record<string, unknown> | null;
 }
 
+export interface ViewFacts {
+  best_chain: string | null;
+  views: ChainView[];
+}
+
+/**
+ * The facts of an address known to the index that no run has scored yet (status known_unscored):
+ * no activity counted, so the view shows nulls for the score and the run, and the decision denies
+ * for insufficient activity.
+ */
+export const unscoredViewFacts: ViewFacts = {
+  best_chain: null,
+  views: [{
+    chain: null,
+    metrics: { total_transactions: 0, unique_counterparties: 0, total_volume_usdc: 0, first_seen: null, last_seen: null, active_days: 0, active_months: 0 },
+    factors: { volume: 0, diversity: 0, consistency: 0 },
+    identity: null,
+  }],
+};
+
 export function viewRecord(
   address: string,
-  score: { value: number; grade: Grade },
-  factsJson: string,
-  run: NewestRun,
+  // null for an address no run has scored yet (unscoredViewFacts, no run)
+  score: { value: number | null; grade: Grade | null },
+  viewFacts: ViewFacts,
+  run: NewestRun | null,
   // cacheTtlSeconds: the account's cache TTL, also sent as Cache-Control (docs/decisions.md, "Cache TTL by plan").
-  options: { view: 'summary' | 'full'; policy: Policy; now: Date; tier: string; cacheTtlSeconds: number },
+  // chain: the view of that chain's activity alone (the score stays the address's, as in the 2.7
+  // record); the caller has checked the address has a row there.
+  options: { view: 'summary' | 'full'; policy: Policy; now: Date; tier: string; cacheTtlSeconds: number; chain?: string },
 ) {
-  const facts = JSON.parse(factsJson) as ViewFacts;
+  const { best_chain, views } = viewFacts;
+  const facts = views.find((v) => v.chain === (options.chain ?? null))!;
   const m = facts.metrics;
   const daysSince = (iso: string | null) => (iso === null ? null : Math.max(0, Math.floor((options.now.getTime() - Date.parse(iso)) / dayMs)));
   const daysSinceLastSeen = daysSince(m.last_seen);
@@ -52,9 +77,9 @@ export function viewRecord(
   const decision = decide(score.grade, m, daysSinceLastSeen, options.policy);
   const summary = {
     address,
-    model_version: run.modelVersion,
-    computed_at: run.scoredAt,
-    data_through: { chain: facts.best_chain, block: run.tokenCursors.get(facts.best_chain) ?? null },
+    model_version: run?.modelVersion ?? modelVersion,
+    computed_at: run?.scoredAt ?? null,
+    data_through: { chain: options.chain ?? best_chain, block: run?.tokenCursors.get(options.chain ?? best_chain ?? '') ?? null },
     score: score.value,
     grade: score.grade,
     preview: { allow_hint: decision.allow, grade_hint: score.grade },
@@ -99,9 +124,9 @@ export function viewRecord(
 }
 
 /** allow = the grade meets min_grade and the history meets min_transactions; the other reasons inform. */
-function decide(grade: Grade, m: ViewFacts['metrics'], daysSinceLastSeen: number | null, policy: Policy) {
+function decide(grade: Grade | null, m: ChainView['metrics'], daysSinceLastSeen: number | null, policy: Policy) {
   const reasons: string[] = [];
-  const gradeOk = gradeOrder.indexOf(grade) >= gradeOrder.indexOf(policy.min_grade);
+  const gradeOk = grade !== null && gradeOrder.indexOf(grade) >= gradeOrder.indexOf(policy.min_grade);
   const historyOk = m.total_transactions > 0 && m.total_transactions >= policy.min_transactions;
   if (m.total_transactions === 0) reasons.push('insufficient_activity');
   else reasons.push(m.total_transactions >= policy.min_transactions ? 'sufficient_transaction_history' : 'below_min_transactions');
@@ -109,6 +134,6 @@ function decide(grade: Grade, m: ViewFacts['metrics'], daysSinceLastSeen: number
   if (daysSinceLastSeen !== null && daysSinceLastSeen > staleDays) reasons.push('stale_activity');
   if (m.unique_counterparties >= diverseCounterparties) reasons.push('counterparty_diversity_ok');
   else if (m.total_transactions > 0) reasons.push('low_diversity');
-  if (!gradeOk) reasons.push('grade_below_threshold');
+  if (grade !== null && !gradeOk) reasons.push('grade_below_threshold');
   return { allow: gradeOk && historyOk, reasons, policy };
 }

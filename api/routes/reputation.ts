@@ -12,7 +12,7 @@ import { requireEntitlement } from '../middleware/entitlement.ts';
 import { scoreStatus } from '../reputation/record.ts';
 import { serveAddress } from '../reputation/lookup.ts';
 import type { RecordCache } from '../reputation/cache.ts';
-import { defaultPolicy, gradeOrder, viewRecord, type Grade } from '../reputation/view.ts';
+import { defaultPolicy, gradeOrder, unscoredViewFacts, viewRecord, type Grade, type ViewFacts } from '../reputation/view.ts';
 import { accountLimits } from '../usage/limits.ts';
 import type { AuthState } from '../middleware/api-key.ts';
 
@@ -29,7 +29,7 @@ export const addressParamsSchema = z.object({
 });
 
 export const reputationQuerySchema = z.object({
-  chain: z.string().regex(/^[a-z0-9-]+$/, 'chain must be a chain name such as base').optional().meta({ description: 'only this chain in chains and agents; 404 when the address has no activity there' }),
+  chain: z.string().regex(/^[a-z0-9-]+$/, 'chain must be a chain name such as base').optional().meta({ description: 'only this chain in chains and agents (the view variant: that chain\'s activity); 404 when the address has no activity there' }),
   view: z.enum(['summary', 'full'], { message: 'view must be summary or full' }).optional().meta({ description: 'answer with the 2.8 variant (EVM only); full needs a paid plan' }),
   min_grade: z.enum(gradeOrder, { message: 'min_grade must be one of A, B, C, D, F' }).optional().meta({ description: 'policy for decision.allow (paid; default C)' }),
   min_transactions: z.coerce
@@ -62,24 +62,27 @@ export function reputationRoutes(router: Router<AuthState>, deps: { store: Store
     const served = await serveAddress(deps.store, parsed.address, { full: paid, now, chain, staleAfterSeconds: deps.staleAfterSeconds }, deps.records);
     // The plan's cache TTL (or the enterprise account's own), for both shapes; errors are not cached.
     const cacheTtlSeconds = accountLimits(ctx.state.account).cacheTtlSeconds;
-    if (served.kind === 'known_unscored' || !variant) {
+    if (!variant) {
       // The record's JSON bytes as built once (and cached): sent as it is.
       ctx.set(recordHeaders(cacheTtlSeconds));
       ctx.body = served.json;
       return;
     }
-    const { score, run, viewFacts } = served;
-    if (scoreStatus(run.scoredAt, now, deps.staleAfterSeconds) === 'stale') {
-      throw new ApiError('stale_data', `the newest scoring run is from ${run.scoredAt}; the pipeline is behind`);
+    const scored = served.kind === 'record' ? served : null;
+    if (scored && scoreStatus(scored.run.scoredAt, now, deps.staleAfterSeconds) === 'stale') {
+      throw new ApiError('stale_data', `the newest scoring run is from ${scored.run.scoredAt}; the pipeline is behind`);
     }
     const policy = { min_grade: min_grade ?? defaultPolicy.min_grade, min_transactions: min_transactions ?? defaultPolicy.min_transactions };
     ctx.set('Cache-Control', `private, max-age=${cacheTtlSeconds}`);
-    ctx.body = viewRecord(parsed.address, { value: score.value, grade: score.grade as Grade }, viewFacts, run, {
+    const score = scored ? { value: scored.score.value!, grade: scored.score.grade as Grade } : { value: null, grade: null };
+    const facts = scored ? (JSON.parse(scored.viewFacts) as ViewFacts) : unscoredViewFacts;
+    ctx.body = viewRecord(parsed.address, score, facts, scored?.run ?? null, {
       view,
       policy,
       now,
       tier: plan,
       cacheTtlSeconds,
+      chain,
     });
   });
 }

@@ -20,10 +20,11 @@ export const modelVersion = 'v1';
 // database from before they existed records none).
 const scoredPaymentsVersion = 4;
 
-// Bumped when what registered_agents, rated_feedback, chain_feedback or the stat cells hold
-// changes meaning: a run whose predecessor recorded another number (or none: a database from
-// before them) is a full run, which rebuilds them.
-const keptTablesVersion = 3;
+// Bumped when what registered_agents, rated_feedback, chain_feedback, the stat cells or the
+// serving tables hold changes meaning (4: address_scores' distinct activity, migration 031): a run
+// whose predecessor recorded another number (or none: a database from before them) is a full run,
+// which rebuilds them.
+const keptTablesVersion = 4;
 
 export interface ScoringOptions {
   /** Recompute everything even when an incremental run would do. */
@@ -73,7 +74,7 @@ const runTables = [
   'recount_pairs', 'recount_months', 'pair_payments', 'fresh_pairs', 'stored_pairs', 'kept_pairs', 'changed_pairs',
   'fresh_months', 'kept_months', 'changed_months', 'recounted_months', 'stored_facts', 'new_facts', 'scoped_facts',
   'feedback_addresses', 'run_feedback', 'run_feedback_weights', 'kept_feedback_counts', 'stored_weights',
-  'replaced_chain_rows', 'replaced_addresses', 'related_agents', 'reflagged_feedback', 'run_address_cells', 'run_chain_cells',
+  'replaced_chain_rows', 'replaced_addresses', 'multi_chain', 'multi_chain_activity', 'related_agents', 'reflagged_feedback', 'run_address_cells', 'run_chain_cells',
 ];
 
 export async function runScoring(store: Store, options: ScoringOptions = {}): Promise<ScoringRun> {

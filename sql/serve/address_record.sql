@@ -43,16 +43,12 @@ chains AS (           -- best chain first
 totals AS (           -- across chains, for the 2.8 view
   SELECT sum(candidate_as_payer + candidate_as_payee)::BIGINT AS total_transactions,
          sum(verified_as_payer + verified_as_payee)::BIGINT   AS verified_transactions,
-         sum(counterparties_count)::BIGINT                    AS unique_counterparties,
          round(sum(volume_usdc), 6)                            AS total_volume_usdc,
-         max(active_days)                                      AS active_days,
-         max(active_months)                                    AS active_months,
          iso(min(first_candidate_tx_at))                       AS first_seen,
          iso(max(last_candidate_tx_at))                        AS last_seen,
          max(ens_name)                                         AS ens_name,
          max(github_url)                                       AS github_url,
-         bool_or(website_reachable)                            AS website_reachable,
-         bool_or(website_url IS NOT NULL)                      AS has_website
+         bool_or(website_reachable)                            AS website_reachable   -- null: never checked
     FROM chain_rows
 ),
 related_agents AS (   -- agents it owns or is paid for
@@ -72,8 +68,8 @@ reputation AS (       -- feedback to those agents, all chains (sql/score/records
 ),
 base AS (
   SELECT s.address, s.score, s.grade, s.operator_score, s.operator_grade, s.agent_count, s.chains_active,
-         c.free AS free_chains, c.paid AS paid_chains, c.names AS chains, al.agents, al.chains_registered,
-         (SELECT block FROM reputation) AS reputation, t.*,
+         c.free AS free_chains, c.paid AS paid_chains, c.names AS chains, al.agents,
+         (SELECT block FROM reputation) AS reputation,
          list_concat(
            ['Payment activity is candidate x402 activity (EIP-3009 authorised transfers and Permit2 settlements); the verified subset was submitted by known facilitators.',
             'Scores are computed in batch runs and may lag the chain.'],
@@ -83,6 +79,34 @@ base AS (
                 THEN ['Some ERC-8004 feedback comes from clients with no payment history and carries no weight.'] ELSE [] END
          ) AS caveats
     FROM scores s, chains c, totals t, agent_lists al
+),
+views AS (            -- the 2.8 view's facts: over all chains (chain null; distinct counterparties,
+                      -- days and months from address_scores), and of each chain alone (`chain`)
+  SELECT NULL::VARCHAR AS chain, t.total_transactions, s.counterparties_count AS unique_counterparties,
+         t.total_volume_usdc, t.first_seen, t.last_seen, s.active_days, s.active_months,
+         t.ens_name, t.github_url, t.website_reachable, al.chains_registered, s.agent_count > 0 AS owns_agents
+    FROM scores s, totals t, agent_lists al
+  UNION ALL
+  SELECT r.chain, r.candidate_as_payer + r.candidate_as_payee, r.counterparties_count,
+         round(r.volume_usdc, 6), iso(r.first_candidate_tx_at), iso(r.last_candidate_tx_at), r.active_days, r.active_months,
+         r.ens_name, r.github_url, r.website_reachable, list_filter(al.chains_registered, x -> x = r.chain),
+         list_contains(s.chains_active, r.chain)
+    FROM chain_rows r, scores s, agent_lists al
+),
+view_facts AS (
+  SELECT list({'chain': chain,
+               'metrics': {'total_transactions': total_transactions, 'unique_counterparties': unique_counterparties,
+                           'total_volume_usdc': total_volume_usdc, 'first_seen': first_seen, 'last_seen': last_seen,
+                           'active_days': active_days, 'active_months': active_months},
+               'factors': {'volume': round(100 * saturate(total_volume_usdc, 10000), 1),
+                           'diversity': round(100 * saturate(unique_counterparties, 50), 1),
+                           'consistency': round(50 * least(1.0, active_days / 60) + 50 * least(1.0, active_months / 6), 1)},
+               'identity': CASE WHEN owns_agents OR len(chains_registered) > 0 OR ens_name IS NOT NULL THEN
+                             {'ens_name': ens_name, 'registered_agent': len(chains_registered) > 0,
+                              'chains_registered': chains_registered,
+                              'endpoint_status': CASE WHEN website_reachable THEN 'reachable' WHEN NOT website_reachable THEN 'unreachable' ELSE 'unknown' END,
+                              'github_repo': github_url} END}) AS views
+    FROM views
 )
 SELECT run.run_id, run.model_version, strftime(run.scored_at, '%Y-%m-%dT%H:%M:%SZ') AS scored_at, run.inputs::VARCHAR AS inputs,
        to_json({'score': {'value': score, 'grade': grade, 'scored_at': NULL::VARCHAR, 'status': NULL::VARCHAR, 'version': run.model_version},
@@ -104,17 +128,5 @@ SELECT run.run_id, run.model_version, strftime(run.scored_at, '%Y-%m-%dT%H:%M:%S
                 'data_semantics': 'candidate_payment_activity_with_verified_subset',
                 'caveats': caveats,
                 'updated_at': NULL::VARCHAR})::VARCHAR AS record_paid,
-       to_json({'best_chain': chains[1],
-                'metrics': {'total_transactions': total_transactions, 'verified_transactions': verified_transactions,
-                            'unique_counterparties': unique_counterparties, 'total_volume_usdc': total_volume_usdc,
-                            'first_seen': first_seen, 'last_seen': last_seen,
-                            'active_days': active_days, 'active_months': active_months},
-                'factors': {'volume': round(100 * saturate(total_volume_usdc, 10000), 1),
-                            'diversity': round(100 * saturate(unique_counterparties, 50), 1),
-                            'consistency': round(50 * least(1.0, active_days / 60) + 50 * least(1.0, active_months / 6), 1)},
-                'identity': CASE WHEN agent_count > 0 OR len(chains_registered) > 0 OR ens_name IS NOT NULL THEN
-                              {'ens_name': ens_name, 'registered_agent': len(chains_registered) > 0,
-                               'chains_registered': chains_registered,
-                               'endpoint_status': CASE WHEN website_reachable THEN 'reachable' WHEN has_website THEN 'unreachable' ELSE 'unknown' END,
-                               'github_repo': github_url} END})::VARCHAR AS view_facts
+       to_json({'best_chain': chains[1], 'views': (SELECT views FROM view_facts)})::VARCHAR AS view_facts
   FROM base, run;

@@ -1,7 +1,7 @@
 -- GET /api/v1/x402/browse (spec 4.11): addresses with candidate payment activity and a score of
 -- at least 25 (the spec's "25-100"), one row per address over all its chains: top-level score and
 -- grade, role = entity type on its best chain, payment counts and volume summed over chains,
--- counterparties summed per chain, active_months the most of any chain (all kept in
+-- counterparties and active_months distinct over its chains (all kept in
 -- address_scores by each scoring run), the name of the best agent paid at the address. Best score
 -- first, then address. One statement: a row with total and null wallet columns when the page is
 -- empty.

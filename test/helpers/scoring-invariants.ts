@@ -75,3 +75,25 @@ export async function expectPaymentsMatchView(store: Store) {
   );
   expect(kept).toEqual({ extra_facts: 0, missing_facts: 0 });
 }
+
+// An address's activity over all its chains (address_scores, sql/score/address_scores.sql) counts
+// a counterparty, a day and a month once however many chains it is on, as a naive count over
+// every payment does. Holds after a full or incremental run (an on-demand run leaves the addresses
+// it did not rescore behind their payments).
+export async function expectAddressActivityMatchesPayments(store: Store): Promise<void> {
+  const naive = `
+    WITH sides AS (
+      SELECT payer AS address, payee AS counterparty, block_time FROM scored_payments
+      UNION ALL SELECT payee, payer, block_time FROM scored_payments
+    )
+    SELECT address, count(DISTINCT counterparty)::INTEGER, count(DISTINCT block_time::DATE)::INTEGER,
+           count(DISTINCT date_trunc('month', block_time))::INTEGER
+      FROM sides GROUP BY address`;
+  const kept = `SELECT address, counterparties_count, active_days, active_months FROM address_scores
+                 WHERE candidate_as_payer + candidate_as_payee > 0`;
+  const [diff] = await store.read(
+    `SELECT (SELECT count(*) FROM (${kept} EXCEPT ALL SELECT * FROM (${naive})))::INTEGER AS extra,
+            (SELECT count(*) FROM (SELECT * FROM (${naive}) EXCEPT ALL ${kept}))::INTEGER AS missing`,
+  );
+  expect(diff).toEqual({ extra: 0, missing: 0 });
+}

@@ -1,0 +1,132 @@
+// The 2.8 view over several chains, per chain (`chain`), and for an address no run has scored yet;
+// the identity block's endpoint status; over real HTTP against a real DuckDB scored by the job.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../pipeline/config.ts';
+import { silentLogger } from '../pipeline/log.ts';
+import { startServer, type RunningServer } from '../api/server.ts';
+import { createAccount } from '../api/accounts.ts';
+import { reputationViewFull, reputationViewSummary } from '../api/openapi/schemas.ts';
+import { tempDataDir } from './helpers/temp.ts';
+
+const usdc = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+const registry = '0x8004a169fb4a3325136eb29fa0ceb6d2e539a432';
+const addr = (tag: string, n: number) => `0x${tag}${n.toString(16).padStart(40 - tag.length, '0')}`;
+
+// The payer pays the same two services on base and on ethereum, on the same two days, and a third
+// time on ethereum on another day of another month: 2 counterparties, 3 days, 2 months over all
+// chains (summing the chains would say 4 counterparties and 5 days).
+const payer = addr('d0', 1);
+const services = [addr('e0', 1), addr('e0', 2)];
+const payments: [chain: string, day: string, payee: string][] = [
+  ['base', '2025-10-01', services[0]!],
+  ['base', '2025-10-02', services[1]!],
+  ['ethereum', '2025-10-01', services[0]!],
+  ['ethereum', '2025-10-02', services[1]!],
+  ['ethereum', '2025-11-05', services[0]!],
+];
+// Two agents with a web endpoint: one whose website was checked and did not answer, one never checked.
+const unreachableOwner = addr('a0', 1);
+const uncheckedOwner = addr('a0', 2);
+const unscored = addr('c0', 1);
+
+describe('the 2.8 view over chains', () => {
+  const dataDir = tempDataDir('view-chains');
+  let server: RunningServer;
+  let now = new Date();
+  let key: string;
+
+  beforeAll(async () => {
+    server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0' }), silentLogger, { now: () => now });
+    await server.store.write(async (tx) => {
+      for (const [i, [chain, day, payee]] of payments.entries()) {
+        await tx.run(
+          `INSERT INTO imported_transfers VALUES ('imp_view', $1, $2, $3::TIMESTAMP, $4, 0, $5, $6, $7, 1000000, $6, true)`,
+          [chain, 100 + i, `${day} 12:00:00`, `0x${(i + 1).toString(16).padStart(64, 'e')}`, usdc, payer, payee],
+        );
+      }
+      for (const [id, owner] of [[1, unreachableOwner], [2, uncheckedOwner]] as const) {
+        await tx.run(`INSERT INTO imported_agents VALUES ('imp_view', 'base', $1, $2, $3, $4, 100, NULL, NULL)`, [registry, String(id), owner, `https://agent${id}.example/agent.json`]);
+        await tx.run(
+          `INSERT INTO registration_files (chain, registry, agent_id, agent_uri, fetched_at, fetch_status, metadata_kind, name, description, services, metadata_quality)
+           VALUES ('base', $1, $2, $3, TIMESTAMP '2025-11-01 00:00:00', 'ok', 'https', $4, NULL, $5::JSON, 'real')`,
+          [registry, String(id), `https://agent${id}.example/agent.json`, `Agent ${id}`, JSON.stringify([{ name: 'web', endpoint: `https://agent${id}.example` }])],
+        );
+      }
+      await tx.run(
+        `INSERT INTO agent_evidence VALUES ('base', $1, 1, TIMESTAMP '2025-11-01 00:00:00', false, 'https://agent1.example', false, false, false, NULL, NULL)`,
+        [registry],
+      );
+    });
+    await (await server.jobs.run('score', {})).done;
+    await server.store.write((tx) => tx.run(`INSERT INTO known_addresses VALUES ($1, 'evm', 'cli', utc_now())`, [unscored]));
+    const [run] = await server.store.read(`SELECT strftime(scored_at, '%Y-%m-%dT%H:%M:%SZ') AS t FROM scoring_runs ORDER BY run_id DESC LIMIT 1`);
+    now = new Date(Date.parse(String(run!.t)) + 60_000);
+    key = (await createAccount(server.store, { plan: 'enterprise' }, server.keys)).api_key;
+  });
+  afterAll(() => server?.close());
+
+  const get = async (path: string) => {
+    const res = await fetch(`${server.url}${path}`, { headers: { 'X-API-Key': key } });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  it('counts a counterparty, a day and a month on two chains once', async () => {
+    const { status, body } = await get(`/v1/reputation/${payer}?view=full`);
+    expect(status).toBe(200);
+    reputationViewFull.parse(body);
+    expect(body.metrics).toMatchObject({ total_transactions: 5, unique_counterparties: 2 });
+    expect(body.factors.diversity.raw).toEqual({ unique_counterparties: 2 });
+    expect(body.factors.consistency.raw).toEqual({ active_days: 3, active_months: 2 });
+    expect(body.highlights.unique_counterparties).toBe(2);
+    // Below the 3 counterparties of counterparty_diversity_ok, as on either chain alone.
+    expect(body.decision.reasons).toContain('low_diversity');
+    const [kept] = await server.store.read('SELECT counterparties_count, active_days, active_months FROM address_scores WHERE address = $1', [payer]);
+    expect(kept).toEqual({ counterparties_count: 2, active_days: 3, active_months: 2 });
+  });
+
+  it('with chain, describes that chain alone; the score stays the address’s', async () => {
+    const all = (await get(`/v1/reputation/${payer}?view=full`)).body;
+    const { status, body } = await get(`/v1/reputation/${payer}?view=full&chain=base`);
+    expect(status).toBe(200);
+    reputationViewFull.parse(body);
+    expect(body.data_through.chain).toBe('base');
+    expect(body.metrics).toMatchObject({ total_transactions: 2, unique_counterparties: 2, first_seen: '2025-10-01T12:00:00Z', last_seen: '2025-10-02T12:00:00Z' });
+    expect(body.factors.consistency.raw).toEqual({ active_days: 2, active_months: 1 });
+    expect([body.score, body.grade]).toEqual([all.score, all.grade]);
+    const ethereum = (await get(`/v1/reputation/${payer}?view=summary&chain=ethereum`)).body;
+    reputationViewSummary.parse(ethereum);
+    expect(ethereum.data_through.chain).toBe('ethereum');
+    expect(ethereum.highlights).toMatchObject({ total_transactions: 3, unique_counterparties: 2, last_seen: '2025-11-05T12:00:00Z' });
+    expect((await get(`/v1/reputation/${payer}?view=summary&chain=polygon`)).status).toBe(404);
+  });
+
+  it('an address no run has scored yet: the view with null score and a denial; 404 on a chain', async () => {
+    const summary = await get(`/v1/reputation/${unscored}?view=summary`);
+    expect(summary.status).toBe(200);
+    reputationViewSummary.parse(summary.body);
+    expect(summary.body).toMatchObject({ address: unscored, score: null, grade: null, computed_at: null, preview: { allow_hint: false, grade_hint: null } });
+    const full = await get(`/v1/reputation/${unscored}?view=full&min_grade=D`);
+    reputationViewFull.parse(full.body);
+    expect(full.body.decision).toEqual({ allow: false, reasons: ['insufficient_activity'], policy: { min_grade: 'D', min_transactions: 10 } });
+    expect(full.body.identity).toBeNull();
+    for (const path of [`/v1/reputation/${unscored}?chain=base`, `/v1/reputation/${unscored}?view=summary&chain=base`]) {
+      const { status, body } = await get(path);
+      expect(status, path).toBe(404);
+      expect(body.error).toMatchObject({ code: 'unknown_address', can_assess: true });
+    }
+    expect((await get(`/v1/reputation/${unscored}`)).body.score.status).toBe('known_unscored');
+  });
+
+  it('endpoint status: unreachable only when a check failed, unknown when never checked', async () => {
+    const checked = (await get(`/v1/reputation/${unreachableOwner}?view=full`)).body;
+    const never = (await get(`/v1/reputation/${uncheckedOwner}?view=full`)).body;
+    expect(checked.identity).toMatchObject({ registered_agent: true, endpoint_status: 'unreachable' });
+    expect(never.identity).toMatchObject({ registered_agent: true, endpoint_status: 'unknown' });
+  });
+
+  it('an address never indexed: 404 unknown_address with can_assess', async () => {
+    const { status, body } = await get(`/v1/reputation/${addr('f0', 1)}`);
+    expect(status).toBe(404);
+    expect(body.error).toMatchObject({ code: 'unknown_address', can_assess: true, message: 'this address has not been indexed' });
+  });
+});
