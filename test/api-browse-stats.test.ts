@@ -179,11 +179,15 @@ describe('stats, agent browse, legacy endpoints, health', () => {
       const paidHere = Array.from({ length: agentCount }, (_, k) => k + 1).filter((j) => j % 2 === 0 && chainOf(j) === chainOf(i) && payTo(j) === payTo(i));
       expect(item.has_candidate_payment_activity).toBe(paidHere.length > 0);
       expect(item.has_verified_payment_activity).toBe(paidHere.some((j) => j % 4 === 0));
-      const sharing = Array.from({ length: agentCount }, (_, k) => k + 1).filter((j) => chainOf(j) === chainOf(i) && ownerOf(j) === ownerOf(i)).length;
+      // Above 1 exactly when payment data is shared: the agents paid at this payment address.
+      const sharing = Array.from({ length: agentCount }, (_, k) => k + 1).filter((j) => chainOf(j) === chainOf(i) && payTo(j) === payTo(i)).length;
       expect(item.agents_sharing_owner).toBe(sharing);
       expect(item.score).toBeGreaterThanOrEqual(0);
       expect(item.grade).toMatch(/^[A-F]$/);
     }
+    // Owner 3's agents: 10 (its own wallet) and 11 on base share nothing; 9 and 12 on ethereum,
+    // both paid at the owner, share its payment data.
+    expect(Object.fromEntries([9, 10, 11, 12].map((i) => [i, (byId.get(i) as any).agents_sharing_owner]))).toEqual({ 9: 2, 10: 1, 11: 1, 12: 2 });
     // Stable order: score desc, chain, agent id.
     const keys = body.items.map((item: any) => [item.score, item.chain, Number(item.agent_id)]);
     const sorted = [...keys].sort((a, b) => b[0] - a[0] || a[1].localeCompare(b[1]) || a[2] - b[2]);

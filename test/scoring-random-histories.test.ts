@@ -10,7 +10,7 @@ import { databaseFileName, openStore, type Store } from '../pipeline/store/store
 import { runScoring } from '../pipeline/score/run.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { expectAddressActivityMatchesPayments, expectPaymentsMatchView, servingState } from './helpers/scoring-invariants.ts';
-import { agentChangesOwner, askedAbout, randomHistory } from './helpers/random-history.ts';
+import { askedAbout, paymentAddressChanges, randomHistory } from './helpers/random-history.ts';
 
 const seeds = Array.from({ length: 20 }, (_, i) => i + 1);
 const steps = 2;
@@ -113,19 +113,20 @@ it.each(seeds)('seed %i: incremental and on-demand runs serve what a full run do
   }
 });
 
-// An agent's row depends on other agents only through the count of its owner's agents: when one
-// passes to another owner, the agents left behind and those it joins are rescored with nothing
-// else of theirs changed; an agent rescored for its payments still counts every agent of its
-// owner. Then evidence alone changes an agent. (The random histories reach these cases too
-// rarely to rely on.)
-it('an agent changing owner rescores the agents of its old and new owner; new evidence rescores its agent', async () => {
-  const { batches, owners } = agentChangesOwner();
-  const incremental = await openCopy('owner-incremental');
-  const full = await openCopy('owner-full');
+// An agent's row depends on other agents only through how many agents share its payment address:
+// when an agent's payment address changes (a wallet-less agent passing to another owner, a wallet
+// set to another agent's or cleared), the agents paid at its old and new address are rescored
+// with nothing else of theirs changed; an agent rescored for a client's payments still counts
+// every agent at its address. Then evidence alone changes an agent. (The random histories reach
+// these cases too rarely to rely on.)
+it('an agent changing payment address rescores the agents paid at its old and new one; new evidence rescores its agent', async () => {
+  const { batches, owners: [a, b], wallet } = paymentAddressChanges();
+  const incremental = await openCopy('pay-to-incremental');
+  const full = await openCopy('pay-to-full');
   const stores = [incremental, full];
   const sharing = async (store: Store) =>
-    Object.fromEntries((await store.read('SELECT agent_id, owner, agents_sharing_owner, run_id FROM agent_scores ORDER BY agent_id'))
-      .map((row) => [Number(row.agent_id), [row.owner, row.agents_sharing_owner, row.run_id]]));
+    Object.fromEntries((await store.read('SELECT agent_id, owner, agent_wallet, agents_sharing_owner, run_id FROM agent_scores ORDER BY agent_id'))
+      .map((row) => [Number(row.agent_id), [row.owner, row.agent_wallet, row.agents_sharing_owner, row.run_id]]));
   const next = async (batch: string) => {
     await Promise.all(stores.map((store) => store.write((tx) => tx.run(batch))));
     const [run] = await Promise.all([runScoring(incremental), runScoring(full, { full: true })]);
@@ -134,15 +135,19 @@ it('an agent changing owner rescores the agents of its old and new owner; new ev
   };
   try {
     expect((await next(batches[0]!)).kind).toBe('full');
-    expect(await sharing(incremental)).toEqual({ 1: [owners[0], 2, 1], 2: [owners[0], 2, 1], 3: [owners[1], 1, 1] });
+    expect(await sharing(incremental)).toEqual({ 1: [a, null, 2, 1], 2: [a, null, 2, 1], 3: [b, wallet, 1, 1] });
     expect((await next(batches[1]!)).kind).toBe('incremental');
-    expect(await sharing(incremental)).toEqual({ 1: [owners[1], 2, 2], 2: [owners[0], 1, 2], 3: [owners[1], 2, 2] });
+    expect(await sharing(incremental)).toEqual({ 1: [b, null, 1, 2], 2: [a, null, 1, 2], 3: [b, wallet, 1, 1] });
     expect((await next(batches[2]!)).kind).toBe('incremental');
-    expect(await sharing(incremental)).toEqual({ 1: [owners[1], 2, 2], 2: [owners[0], 1, 2], 3: [owners[1], 2, 3] });
+    expect(await sharing(incremental)).toEqual({ 1: [b, wallet, 2, 3], 2: [a, null, 1, 2], 3: [b, wallet, 2, 3] });
     expect((await next(batches[3]!)).kind).toBe('incremental');
-    expect(await sharing(incremental)).toEqual({ 1: [owners[1], 2, 2], 2: [owners[0], 1, 4], 3: [owners[1], 2, 3] });
+    expect(await sharing(incremental)).toEqual({ 1: [b, wallet, 2, 3], 2: [a, null, 1, 2], 3: [b, wallet, 2, 4] });
+    expect((await next(batches[4]!)).kind).toBe('incremental');
+    expect(await sharing(incremental)).toEqual({ 1: [b, wallet, 2, 3], 2: [a, null, 1, 5], 3: [b, wallet, 2, 4] });
     expect(await incremental.read(`SELECT website_url, github_stars FROM registered_agents WHERE agent_id = 2`))
       .toEqual([{ website_url: 'https://agent2.example', github_stars: 120 }]);
+    expect((await next(batches[5]!)).kind).toBe('incremental');
+    expect(await sharing(incremental)).toEqual({ 1: [b, null, 1, 6], 2: [a, null, 1, 5], 3: [b, wallet, 1, 6] });
   } finally {
     await Promise.all(stores.map((store) => store.close()));
   }

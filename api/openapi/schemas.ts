@@ -283,7 +283,7 @@ export const agentItem = z.strictObject({
   has_endpoint: z.boolean(),
   github_url: z.string().nullable(),
   registered_at: isoTime.nullable(),
-  agents_sharing_owner: z.number().int().min(1).meta({ description: 'above 1, payment data is shared between those agents' }),
+  agents_sharing_owner: z.number().int().min(1).meta({ description: 'agents on the chain with the same payment address, this one included; above 1 they share payment data' }),
   score: score100,
   grade,
   confidence: z.number().min(0).max(1),

@@ -21,10 +21,11 @@ export const modelVersion = 'v1';
 const scoredPaymentsVersion = 4;
 
 // Bumped when what registered_agents, rated_feedback, chain_feedback, the stat cells or the
-// serving tables hold changes meaning (4: address_scores' distinct activity, migration 031): a run
-// whose predecessor recorded another number (or none: a database from before them) is a full run,
-// which rebuilds them.
-const keptTablesVersion = 4;
+// serving tables' kept rows hold changes meaning: a run whose predecessor recorded another number
+// (or none: a database from before them) is a full run, which rebuilds them. 4: address_scores'
+// distinct activity (migration 031); 5: agent_scores' agents_sharing_owner counts the agents at
+// the payment address, no longer those of the owner.
+const keptTablesVersion = 5;
 
 export interface ScoringOptions {
   /** Recompute everything even when an incremental run would do. */

@@ -52,13 +52,14 @@ weighted AS (         -- every client's weight: those this run recomputed, and t
 agents_in_scope AS MATERIALIZED (
   SELECT a.* FROM registered_agents a SEMI JOIN scope_agents s ON s.chain = a.chain AND s.agent_id = a.agent_id
 ),
-owners AS (        -- how many agents each of their owners has on the chain: those owners' only
-  SELECT chain, owner, count(*)::INTEGER AS agents_sharing_owner
-    FROM registered_agents a SEMI JOIN agents_in_scope s ON s.chain = a.chain AND s.owner = a.owner
-   GROUP BY chain, owner
+sharing AS (       -- how many agents are paid at each of their payment addresses on the chain, so
+                   -- share its payment data (the spec's agents_sharing_owner): those addresses' only
+  SELECT chain, pay_to, count(*)::INTEGER AS agents_sharing_owner
+    FROM registered_agents a SEMI JOIN agents_in_scope s ON s.chain = a.chain AND s.pay_to = a.pay_to
+   GROUP BY chain, pay_to
 ),
 dimensions AS (
-  SELECT a.*, o.agents_sharing_owner,
+  SELECT a.*, n.agents_sharing_owner,
          coalesce(f.candidate_as_payer + f.candidate_as_payee, 0) AS candidate_total,
          coalesce(f.verified_as_payer + f.verified_as_payee, 0) AS verified_total,
          coalesce(ff.feedback_count, 0) AS feedback_count, coalesce(ff.client_count, 0) AS client_count,
@@ -73,7 +74,7 @@ dimensions AS (
          reach_dimension(coalesce(f.verified_counterparties_count, 0), coalesce(f.counterparties_count, 0)) AS reach,
          trust_dimension(coalesce(w.weighted_sum, 0), coalesce(w.feedback_weight, 0)) AS trust
     FROM agents_in_scope a
-    JOIN owners o ON o.chain = a.chain AND o.owner = a.owner
+    JOIN sharing n ON n.chain = a.chain AND n.pay_to = a.pay_to
     LEFT JOIN run_facts() f ON f.chain = a.chain AND f.address = a.pay_to
     LEFT JOIN feedback_facts ff ON ff.chain = a.chain AND ff.agent_id = a.agent_id
     LEFT JOIN weighted w ON w.chain = a.chain AND w.agent_id = a.agent_id

@@ -1,10 +1,11 @@
 -- What this run recomputes. A full run: every agent and every address. An incremental run: the
 -- changes (sql/score/changed.sql) and everything whose result depends on them:
 --   agents   = changed agents, agents paid at a changed address, agents rated by a changed client,
---              and every agent of a changed agent's owner (now or in the previous run): an agent's
---              row depends on other agents only through the count of its owner's agents;
+--              and every agent paid at a changed agent's payment address (now or in the previous
+--              run): an agent's row depends on other agents only through the count of the agents
+--              paid at its payment address (agents_sharing_owner);
 --   addresses = changed addresses, and the payment addresses and owners (now and in the previous
---              run) of those agents;
+--              run) of those agents (an owner's operator score reads every agent it owns);
 --   weights  = the clients of those agents whose weight can have changed;
 --   facts    = payment facts for those addresses and clients.
 
@@ -20,17 +21,18 @@ SELECT DISTINCT * FROM ratings    -- distinct after the filter, not over every e
  WHERE (chain, agent_id) IN (SELECT (chain, agent_id) FROM changed_agents)
     OR client_address IN (SELECT address FROM changed_addresses UNION SELECT address FROM paid_addresses);
 
--- Other agents at the same payment address or owner keep their rows: the chain and address rows
--- that show them are rescored (scope_addresses below) and read them as they are.
+-- Other agents of the same owner, or at the payment address of an agent rated by a changed client,
+-- keep their rows: the chain and address rows that show them are rescored (scope_addresses below)
+-- and read them as they are.
 CREATE OR REPLACE TEMP TABLE scope_agents AS
-WITH changed_owners AS (  -- their agents count the owner's agents again (agents_sharing_owner)
-  SELECT a.chain, a.owner FROM registered_agents a SEMI JOIN changed_agents c ON c.chain = a.chain AND c.agent_id = a.agent_id
-  UNION SELECT s.chain, s.owner FROM agent_scores s SEMI JOIN changed_agents c ON c.chain = s.chain AND c.agent_id = s.agent_id
+WITH changed_pay_to AS (  -- the agents paid there count them again (agents_sharing_owner)
+  SELECT a.chain, a.pay_to FROM registered_agents a SEMI JOIN changed_agents c ON c.chain = a.chain AND c.agent_id = a.agent_id
+  UNION SELECT s.chain, coalesce(s.agent_wallet, s.owner) FROM agent_scores s SEMI JOIN changed_agents c ON c.chain = s.chain AND c.agent_id = s.agent_id
 )
 SELECT chain, agent_id FROM changed_agents
 UNION SELECT chain, agent_id FROM registered_agents WHERE pay_to IN (SELECT address FROM changed_addresses)
 UNION SELECT chain, agent_id FROM touched_ratings WHERE client_address IN (SELECT address FROM changed_addresses)
-UNION SELECT a.chain, a.agent_id FROM registered_agents a SEMI JOIN changed_owners o ON o.chain = a.chain AND o.owner = a.owner;
+UNION SELECT a.chain, a.agent_id FROM registered_agents a SEMI JOIN changed_pay_to p ON p.chain = a.chain AND p.pay_to = a.pay_to;
 
 CREATE OR REPLACE TEMP TABLE scope_addresses AS
 SELECT address FROM changed_addresses

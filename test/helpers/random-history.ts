@@ -532,17 +532,20 @@ function importedFeedback(world: World, id: string): Value[] | null {
 }
 
 /**
- * Not random, on base: owner A registers agents 1 and 2, owner B agent 3, paid at wallet W (batch
- * one); agent 1 passes from A to B (batch two); W is paid (batch three); the fetch-metadata job
- * finds agent 2's website and repository (batch four). Agents 2 and 3 change in batch two only in
- * how many agents their owner has; in batch three only agent 3 changes, in its activity, and B
- * still has two agents; in batch four only agent 2 changes, in its evidence.
+ * Not random, on base: owner A registers agents 1 and 2, owner B agent 3 with wallet W, which
+ * client C rates (batch one); agent 1, without a wallet, passes from A to B (batch two); agent 1
+ * sets its wallet to W (batch three); C pays someone else (batch four); the fetch-metadata job
+ * finds agent 2's website and repository (batch five); agent 1 clears its wallet (batch six).
+ * Agent 2 changes in batch two only in how many agents share its payment address (A), agent 3 in
+ * batches three and six only in how many share W; in batch four only agent 3 is rescored, for its
+ * client's payment, and still counts two agents at W; in batch five only agent 2 changes, in its
+ * evidence.
  */
-export function agentChangesOwner(): { batches: string[]; owners: [string, string] } {
+export function paymentAddressChanges(): { batches: string[]; owners: [string, string]; wallet: string } {
   const chain = { name: 'base', contracts: contractsOf('base') } as Chain;
   const owners: [string, string] = [address(0xa11ce), address(0xb0b)];
   const wallet = address(0x3a11e7);
-  const { identity, token } = chain.contracts;
+  const { identity, reputation, token } = chain.contracts;
   let txs = 0;
   const batchUpTo = (head: number, events: (batch: Batch) => void) => {
     const batch = newBatch();
@@ -561,22 +564,31 @@ export function agentChangesOwner(): { batches: string[]; owners: [string, strin
     transfer(batch, block, agent, zeroAddress, owner);
     add(batch, 'agent_registrations', [chain.name, block, hex(txs, 64), 1, identity, agent, `https://agents.example/${agent}`, owner]);
   };
+  const walletUpdate = (batch: Batch, block: number, agent: number, value: string) => {
+    touch(batch, chain, 'identity', block);
+    add(batch, 'agent_metadata', [chain.name, block, hex(++txs, 64), 0, identity, agent, 'agentWallet', value]);
+  };
+  const client = address(0xc0ffee);
   return {
     owners,
+    wallet,
     batches: [
       batchUpTo(10, (batch) => {
         registered(batch, 2, 1, owners[0]);
         registered(batch, 3, 2, owners[0]);
         registered(batch, 4, 3, owners[1]);
-        add(batch, 'agent_metadata', [chain.name, 4, hex(txs, 64), 2, identity, 3, 'agentWallet', wallet]);
+        walletUpdate(batch, 4, 3, wallet);
+        touch(batch, chain, 'reputation', 5);
+        const tx = hex(++txs, 64);
+        add(batch, 'feedback', [chain.name, 5, tx, 0, reputation, 3, client, 1, 80, 0, 'starred', '', '', '', tx]);
       }),
       batchUpTo(20, (batch) => transfer(batch, 15, 1, owners[0], owners[1])),
-      batchUpTo(30, (batch) => {
-        const payer = address(0xc0ffee);
+      batchUpTo(30, (batch) => walletUpdate(batch, 25, 1, wallet)),
+      batchUpTo(40, (batch) => {
         const tx = hex(++txs, 64);
-        touch(batch, chain, 'token', 25);
-        add(batch, 'authorizations_used', [chain.name, 25, tx, 0, token, payer, tx]);
-        add(batch, 'token_transfers', [chain.name, 25, tx, 1, token, payer, wallet, 1_000_000]);
+        touch(batch, chain, 'token', 35);
+        add(batch, 'authorizations_used', [chain.name, 35, tx, 0, token, client, tx]);
+        add(batch, 'token_transfers', [chain.name, 35, tx, 1, token, client, address(0x5e11e7), 1_000_000]);
       }),
       (() => {
         const batch = newBatch();
@@ -584,6 +596,7 @@ export function agentChangesOwner(): { batches: string[]; owners: [string, strin
           'https://github.com/example/agent-2', 120]);
         return sqlOf(batch);
       })(),
+      batchUpTo(50, (batch) => walletUpdate(batch, 45, 1, zeroAddress)),
     ],
   };
 }
