@@ -365,16 +365,25 @@ describe('stats, agent browse, legacy endpoints, health', () => {
     }
     const order = body.wallets.map((w: any) => [w.score, w.wallet]);
     expect(order).toEqual([...order].sort((a, b) => b[0] - a[0] || a[1].localeCompare(b[1])));
-    // Each wallet's activity is its chains' rows summed (the most active months of any chain),
-    // its role the entity type of its best chain.
+    // Each wallet's payments and volume are its chains' rows summed, its counterparties and active
+    // months distinct over every chain's payments, its role the entity type of its best chain.
     const perChain = await server.store.read(
-      `SELECT address, arg_min(entity_type, {'score': -score, 'chain': chain}) AS role,
+      `WITH sides AS (
+         SELECT payer AS address, payee AS counterparty, block_time FROM scored_payments
+         UNION ALL SELECT payee, payer, block_time FROM scored_payments
+       ),
+       distinct_activity AS (
+         SELECT address, count(DISTINCT counterparty)::INTEGER AS counterparties,
+                count(DISTINCT date_trunc('month', block_time))::INTEGER AS active_months
+           FROM sides GROUP BY address
+       )
+       SELECT address, arg_min(entity_type, {'score': -score, 'chain': chain}) AS role,
               sum(candidate_as_payer + candidate_as_payee)::INTEGER AS total_txns, sum(candidate_as_payer)::INTEGER AS as_payer,
-              sum(candidate_as_payee)::INTEGER AS as_payee, max(active_months) AS active_months,
+              sum(candidate_as_payee)::INTEGER AS as_payee, any_value(d.active_months) AS active_months,
               strftime(min(first_candidate_tx_at), '%Y-%m-%dT%H:%M:%SZ') AS first_seen,
               strftime(max(last_candidate_tx_at), '%Y-%m-%dT%H:%M:%SZ') AS last_seen,
-              sum(volume_usdc) AS volume_usdc, sum(counterparties_count)::INTEGER AS counterparties
-         FROM chain_scores GROUP BY address`,
+              sum(volume_usdc) AS volume_usdc, any_value(d.counterparties) AS counterparties
+         FROM chain_scores JOIN distinct_activity d USING (address) GROUP BY address`,
     );
     const expected = new Map(perChain.map(({ address, ...rest }) => [address, rest]));
     for (const w of body.wallets) expect(w).toMatchObject(expected.get(w.wallet)!);

@@ -100,7 +100,7 @@ describe('the 2.8 view over chains', () => {
     expect((await get(`/v1/reputation/${payer}?view=summary&chain=polygon`)).status).toBe(404);
   });
 
-  it('an address no run has scored yet: the view with null score and a denial; 404 on a chain', async () => {
+  it('an address no run has scored yet: the view with null score and a denial, on any chain', async () => {
     const summary = await get(`/v1/reputation/${unscored}?view=summary`);
     expect(summary.status).toBe(200);
     reputationViewSummary.parse(summary.body);
@@ -109,12 +109,12 @@ describe('the 2.8 view over chains', () => {
     reputationViewFull.parse(full.body);
     expect(full.body.decision).toEqual({ allow: false, reasons: ['insufficient_activity'], policy: { min_grade: 'D', min_transactions: 10 } });
     expect(full.body.identity).toBeNull();
-    for (const path of [`/v1/reputation/${unscored}?chain=base`, `/v1/reputation/${unscored}?view=summary&chain=base`]) {
-      const { status, body } = await get(path);
-      expect(status, path).toBe(404);
-      expect(body.error).toMatchObject({ code: 'unknown_address', can_assess: true });
-    }
-    expect((await get(`/v1/reputation/${unscored}`)).body.score.status).toBe('known_unscored');
+    // Indexed: 200 whatever the chain (its activity there is not known yet).
+    const onChain = await get(`/v1/reputation/${unscored}?chain=base`);
+    expect([onChain.status, onChain.body.score.status, onChain.body.chains]).toEqual([200, 'known_unscored', []]);
+    const viewOnChain = await get(`/v1/reputation/${unscored}?view=summary&chain=base`);
+    reputationViewSummary.parse(viewOnChain.body);
+    expect(viewOnChain.body).toMatchObject({ score: null, data_through: { chain: 'base', block: null } });
   });
 
   it('endpoint status: unreachable only when a check failed, unknown when never checked', async () => {

@@ -65,11 +65,9 @@ export async function serveAddress(
   if (found.kind === 'unknown') {
     throw new ApiError('unknown_address', 'this address has not been indexed', { can_assess: true });
   }
-  if (found.kind === 'known_unscored') {
-    // No chain rows yet: none on the requested chain either.
-    if (options.chain !== undefined) throw noActivityOn(options.chain);
-    return { kind: 'known_unscored', json: Buffer.from(JSON.stringify(knownUnscoredRecord(address, modelVersion, options.full))) };
-  }
+  // Indexed but not scored yet: whatever the chain, the record with no chains (its activity there
+  // is not known yet; a scored address without activity on the chain is 404 below).
+  if (found.kind === 'known_unscored') return { kind: 'known_unscored', json: Buffer.from(JSON.stringify(knownUnscoredRecord(address, modelVersion, options.full))) };
   // What this reader saw is committed: the cache may learn the run from it (no run yet in this process).
   publishNewestRun(store, found.run.runId);
   const record = servedRecord(found.stored, found.run, options);
@@ -84,12 +82,8 @@ export async function serveAddress(
 }
 
 function servedEntry(entry: CachedRecord, chain: string | undefined): Served {
-  if (entry.json === null) throw noActivityOn(chain!);
+  if (entry.json === null) throw new ApiError('unknown_address', `this address has no activity on ${chain}`, { can_assess: true });
   return { kind: 'record', ...entry, json: entry.json };
-}
-
-function noActivityOn(chain: string): ApiError {
-  return new ApiError('unknown_address', `this address has no activity on ${chain}`, { can_assess: true });
 }
 
 function newestRun(row: Row): NewestRun {

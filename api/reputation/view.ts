@@ -45,17 +45,19 @@ export interface ViewFacts {
 /**
  * The facts of an address known to the index that no run has scored yet (status known_unscored):
  * no activity counted, so the view shows nulls for the score and the run, and the decision denies
- * for insufficient activity.
+ * for insufficient activity; over all chains, or on `chain` when one is asked for.
  */
-export const unscoredViewFacts: ViewFacts = {
-  best_chain: null,
-  views: [{
-    chain: null,
-    metrics: { total_transactions: 0, unique_counterparties: 0, total_volume_usdc: 0, first_seen: null, last_seen: null, active_days: 0, active_months: 0 },
-    factors: { volume: 0, diversity: 0, consistency: 0 },
-    identity: null,
-  }],
-};
+export function unscoredViewFacts(chain: string | undefined): ViewFacts {
+  return {
+    best_chain: null,
+    views: [{
+      chain: chain ?? null,
+      metrics: { total_transactions: 0, unique_counterparties: 0, total_volume_usdc: 0, first_seen: null, last_seen: null, active_days: 0, active_months: 0 },
+      factors: { volume: 0, diversity: 0, consistency: 0 },
+      identity: null,
+    }],
+  };
+}
 
 export function viewRecord(
   address: string,

@@ -75,7 +75,7 @@ export function reputationRoutes(router: Router<AuthState>, deps: { store: Store
     const policy = { min_grade: min_grade ?? defaultPolicy.min_grade, min_transactions: min_transactions ?? defaultPolicy.min_transactions };
     ctx.set('Cache-Control', `private, max-age=${cacheTtlSeconds}`);
     const score = scored ? { value: scored.score.value!, grade: scored.score.grade as Grade } : { value: null, grade: null };
-    const facts = scored ? (JSON.parse(scored.viewFacts) as ViewFacts) : unscoredViewFacts;
+    const facts = scored ? (JSON.parse(scored.viewFacts) as ViewFacts) : unscoredViewFacts(chain);
     ctx.body = viewRecord(parsed.address, score, facts, scored?.run ?? null, {
       view,
       policy,

@@ -31,12 +31,14 @@ SELECT address FROM scoped_chain_rows() GROUP BY address HAVING count(*) > 1;
 SET VARIABLE any_multi_chain = (SELECT count(*) > 0 FROM multi_chain);
 
 CREATE OR REPLACE TEMP TABLE multi_chain_activity AS
-WITH sides AS (
-  SELECT payer AS address, payee AS counterparty FROM payment_pairs
-   WHERE getvariable('any_multi_chain') AND payer IN (SELECT address FROM multi_chain)
-  UNION ALL
-  SELECT payee, payer FROM payment_pairs
-   WHERE getvariable('any_multi_chain') AND payee IN (SELECT address FROM multi_chain)
+WITH pairs AS MATERIALIZED (  -- one scan for both sides
+  SELECT payer, payee FROM payment_pairs
+   WHERE getvariable('any_multi_chain')
+     AND (payer IN (SELECT address FROM multi_chain) OR payee IN (SELECT address FROM multi_chain))
+),
+sides AS (
+  SELECT payer AS address, payee AS counterparty FROM pairs
+  UNION ALL SELECT payee, payer FROM pairs
 ),
 months AS (           -- a day's bit set on any chain
   SELECT address, month, bit_or(days) AS days FROM payment_months
@@ -46,6 +48,7 @@ months AS (           -- a day's bit set on any chain
 SELECT m.address, coalesce(c.n, 0)::INTEGER AS counterparties_count,
        coalesce(d.active_days, 0)::INTEGER AS active_days, coalesce(d.active_months, 0)::INTEGER AS active_months
   FROM multi_chain m
+  -- the sides of their counterparties group too, and find no multi_chain row to join
   LEFT JOIN (SELECT address, count(DISTINCT counterparty) AS n FROM sides GROUP BY address) c USING (address)
   LEFT JOIN (SELECT address, sum(bit_count(days)) AS active_days, count(*) AS active_months FROM months GROUP BY address) d USING (address);
 
