@@ -73,6 +73,7 @@ export function viewRecord(
   const { best_chain, views } = viewFacts;
   const facts = views.find((v) => v.chain === (options.chain ?? null))!;
   const m = facts.metrics;
+  const chain = options.chain ?? best_chain;
   const daysSince = (iso: string | null) => (iso === null ? null : Math.max(0, Math.floor((options.now.getTime() - Date.parse(iso)) / dayMs)));
   const daysSinceLastSeen = daysSince(m.last_seen);
   const tenureDays = daysSince(m.first_seen) ?? 0;
@@ -81,7 +82,7 @@ export function viewRecord(
     address,
     model_version: run?.modelVersion ?? modelVersion,
     computed_at: run?.scoredAt ?? null,
-    data_through: { chain: options.chain ?? best_chain, block: run?.tokenCursors.get(options.chain ?? best_chain ?? '') ?? null },
+    data_through: { chain, block: (chain === null ? undefined : run?.tokenCursors.get(chain)) ?? null },
     score: score.value,
     grade: score.grade,
     preview: { allow_hint: decision.allow, grade_hint: score.grade },
