@@ -4,26 +4,32 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../pipeline/config.ts';
-import { loadConfig } from '../pipeline/config.ts';
+import { ConfigError, loadConfig } from '../pipeline/config.ts';
 import type { Logger } from '../pipeline/log.ts';
 import { closeOnSignals, startServer } from '../api/server.ts';
 import { createAccount } from '../api/accounts.ts';
 import { forgetChainFrom } from '../pipeline/ingest/forget-chain.ts';
-import type { PlanName } from '../api/plans.ts';
+import { planNames } from '../api/plans.ts';
 import type { JobName } from '../jobs/definitions.ts';
 import type { SimulationTruth } from '../devnet/simulate-truth.ts';
 import { startSimulatedDevnet } from './devnet.ts';
 import { DEFAULT_DAYS } from './devnet-options.ts';
 
-const demoPlans: PlanName[] = ['free', 'starter', 'pro', 'enterprise'];
-// Hundreds of agents and thousands of payments, in about half a minute on a 2-core machine.
-const demoSize = { agents: Number(process.env.DEMO_AGENTS ?? 200), payments: Number(process.env.DEMO_PAYMENTS ?? 2000) };
+/** DEMO_AGENTS or DEMO_PAYMENTS: a whole number of at least 1 (the examples need an agent and a payment). */
+function demoSetting(name: 'DEMO_AGENTS' | 'DEMO_PAYMENTS', fallback: number): number {
+  const raw = process.env[name];
+  const value = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1) throw new ConfigError(`invalid setting ${name}: must be a whole number of at least 1, got "${raw}"`);
+  return value;
+}
 // The real OFAC address lists beside the project, when present (shared/data of this workspace).
 const sharedOfacLists = fileURLToPath(new URL('../../shared/data/ofac/address-lists-2024-09-27', import.meta.url));
 
 export async function runDemo(base: Config, log: Logger): Promise<void> {
   const started = Date.now();
-  const running = await startSimulatedDevnet(base, { ...demoSize, seed: 'demo', days: DEFAULT_DAYS });
+  // Hundreds of agents and thousands of payments, in about half a minute on a 2-core machine.
+  const size = { agents: demoSetting('DEMO_AGENTS', 200), payments: demoSetting('DEMO_PAYMENTS', 2000) };
+  const running = await startSimulatedDevnet(base, { ...size, seed: 'demo', days: DEFAULT_DAYS });
   const { devnet, simulation, caFile } = running;
   const config = loadConfig(
     {
@@ -46,22 +52,23 @@ export async function runDemo(base: Config, log: Logger): Promise<void> {
   for (const job of jobs) await (await server.jobs.run(job, {})).done;
 
   const lines = [`\nreputation demo: API on ${server.url}, devnet JSON-RPC on ${devnet.rpcUrl} (ready in ${Math.round((Date.now() - started) / 1000)} s)`, ''];
-  const keys: string[] = [];
-  for (const plan of demoPlans) {
+  const keys = new Map<string, string>();
+  for (const plan of planNames) {
     const account = await createAccount(server.store, { plan, name: `demo ${plan}` }, server.keys);
-    keys.push(account.api_key);
+    keys.set(plan, account.api_key);
     lines.push(`demo account ${account.id}  plan ${plan.padEnd(10)}  X-API-Key: ${account.api_key}`);
   }
+  const [free, paid] = [keys.get('free'), keys.get('pro')];
   const { busiest, quietest, operator } = exampleAddresses(simulation.truth);
   const { totals } = simulation.truth;
   lines.push(
     '',
     `Simulated: ${totals.agents} ERC-8004 agents, ${totals.candidate} x402 payments (${totals.verified} verified), ${totals.feedback} feedback (${totals.sybilFeedback} from sybils).`,
-    'Try (the free key gets the redacted record, a paid key the full one; the busiest agent, a merchant paid once, an operator of several agents):',
-    `  curl -s -H 'X-API-Key: ${keys[0]}' ${server.url}/v1/reputation/${busiest}`,
-    `  curl -s -H 'X-API-Key: ${keys[2]}' ${server.url}/v1/reputation/${busiest}`,
-    `  curl -s -H 'X-API-Key: ${keys[2]}' ${server.url}/v1/reputation/${quietest}`,
-    `  curl -s -H 'X-API-Key: ${keys[2]}' '${server.url}/v1/reputation/${operator}?view=full&min_grade=D'`,
+    'Try (the free key gets the redacted record, a paid key the full one; the busiest agent, the merchant paid least, an operator of several agents):',
+    `  curl -s -H 'X-API-Key: ${free}' ${server.url}/v1/reputation/${busiest}`,
+    `  curl -s -H 'X-API-Key: ${paid}' ${server.url}/v1/reputation/${busiest}`,
+    `  curl -s -H 'X-API-Key: ${paid}' ${server.url}/v1/reputation/${quietest}`,
+    `  curl -s -H 'X-API-Key: ${paid}' '${server.url}/v1/reputation/${operator}?view=full&min_grade=D'`,
     `  curl -s ${server.url}/health`,
     `  npx reputation jobs list`,
     '',
@@ -80,13 +87,18 @@ export async function runDemo(base: Config, log: Logger): Promise<void> {
   );
 }
 
-/** The agent payment address paid most often, an address paid exactly once, and the operator with the most agents. */
+/**
+ * The agent payment address paid most often, the plain merchant paid least (an address paid that
+ * is neither an agent's payment address nor an owner of agents; any address paid, when there is
+ * none), and the operator with the most agents.
+ */
 function exampleAddresses(truth: SimulationTruth): { busiest: string; quietest: string; operator: string } {
   const agentWallets = new Set<string>(truth.agents.map((a) => a.paymentWallet));
   const payees = Object.entries(truth.addresses).filter(([, f]) => f.candidate_as_payee > 0);
   payees.sort(([a, fa], [b, fb]) => fb.verified_as_payee - fa.verified_as_payee || a.localeCompare(b));
   const busiest = payees.find(([a]) => agentWallets.has(a)) ?? payees[0]!;
-  const quiet = payees.filter(([a, f]) => f.candidate_as_payee === 1 && f.candidate_as_payer === 0 && !agentWallets.has(a));
+  const plain = payees.filter(([a]) => !agentWallets.has(a) && !(a in truth.operators));
+  const [quietest] = (plain.length > 0 ? plain : payees).toSorted(([a, fa], [b, fb]) => fa.candidate_as_payee - fb.candidate_as_payee || a.localeCompare(b));
   const operators = Object.entries(truth.operators).sort(([a, x], [b, y]) => y.length - x.length || a.localeCompare(b));
-  return { busiest: busiest[0], quietest: (quiet[0] ?? payees.at(-1)!)[0], operator: operators[0]![0] };
+  return { busiest: busiest[0], quietest: quietest![0], operator: operators[0]![0] };
 }

@@ -334,6 +334,10 @@ describe('stats, agent browse, legacy endpoints, health', () => {
       // The best agent of that payment address is named.
       const candidates = paid.get(`${w.erc8004_chain}/${w.wallet}`)!;
       expect(candidates.length).toBeGreaterThan(0);
+      // The score is the address's top-level one, as the lookup (and browse) show it: most of
+      // these wallets are owners, whose operator score differs from their chain's score.
+      const { score } = (await get(`/v1/reputation/${w.wallet}`)).body;
+      expect({ score: w.score, grade: w.grade }).toEqual({ score: score.value, grade: score.grade });
     }
     const scores = body.wallets.map((w: any) => w.score);
     expect(scores).toEqual([...scores].sort((a: number, b: number) => b - a));

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { cliEnv, repoRoot, runCli } from './helpers/cli.ts';
 import { tempDataDir } from './helpers/temp.ts';
+import { planNames } from '../api/plans.ts';
 
 function startCommand(args: string[], env: NodeJS.ProcessEnv, readyLine: RegExp) {
   const child = spawn(process.execPath, ['bin/reputation.js', ...args], { cwd: repoRoot, env });
@@ -28,7 +29,7 @@ describe('npm run demo', () => {
     try {
       const out = await demo.ready;
       const accounts = out.split('\n').filter((l) => l.startsWith('demo account '));
-      expect(accounts.map((l) => /plan (\w+)/.exec(l)![1])).toEqual(['free', 'starter', 'pro', 'enterprise']);
+      expect(accounts.map((l) => /plan (\w+)/.exec(l)![1])).toEqual([...planNames]);
       for (const line of accounts) expect(line).toMatch(/X-API-Key: rpk_[A-Za-z0-9]{32}$/);
 
       const curls = out.split('\n').filter((l) => l.trim().startsWith('curl ')).map((l) => l.trim());
@@ -41,7 +42,10 @@ describe('npm run demo', () => {
       expect(paid.score).toEqual(free.score);
       expect(paid.chains[0].activity.total_verified_transactions).toBeGreaterThan(1);
       const quiet = run(curls[2]!);
-      expect(quiet.chains[0].activity.total_candidate_transactions).toBe(1);
+      expect(quiet.chains[0].activity.total_candidate_transactions).toBeLessThan(paid.chains[0].activity.total_candidate_transactions);
+      // A plain merchant: no agents paid there or owned, so no operator score.
+      expect(quiet).not.toHaveProperty('operator_score');
+      expect(quiet.agents).toEqual([]);
       expect(quiet.score.value).toBeLessThan(paid.score.value);
       const operator = run(curls[3]!);
       expect(operator).toMatchObject({ model_version: 'v1', decision: { policy: { min_grade: 'D' } }, identity: { registered_agent: true } });
@@ -50,6 +54,16 @@ describe('npm run demo', () => {
       demo.child.kill('SIGINT');
     }
     expect(await demo.exited).toBe(0);
+  });
+});
+
+describe('npm run demo with a bad size', () => {
+  it('refuses before starting anything, naming the setting', async () => {
+    for (const [name, value] of [['DEMO_AGENTS', '0'], ['DEMO_PAYMENTS', 'abc']] as const) {
+      const run = await runCli(['demo'], cliEnv(tempDataDir('demo-bad'), { DEVNET_PORT: '0', [name]: value }));
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim()).toBe(`reputation: invalid setting ${name}: must be a whole number of at least 1, got "${value}"`);
+    }
   });
 });
 

@@ -282,7 +282,8 @@ function legacy(): Operation[] {
       path: '/api/v1/x402/identified',
       operationId: 'legacyX402Identified',
       summary: 'x402 wallets identified as ERC-8004 agents (legacy)',
-      description: 'Wallets with payments that are registered agents (or their wallets), score descending.',
+      description:
+        'Payment addresses of registered agents with candidate payments, one entry per (chain, address), score descending. score and grade are the address\'s top-level score (as browse and the lookup show it); the activity fields are that chain\'s.',
       request: { query: identifiedQuerySchema },
       responses: { 200: ok('Identified wallets (Cache-Control: public, max-age=300).', s.legacyIdentified, cached), ...failures(['bad_request']) },
     },

@@ -1,14 +1,17 @@
 -- GET /api/v1/x402/identified (spec 4.11): payment addresses of registered ERC-8004 agents that
 -- have candidate payment activity, one row per (chain, address), with the browse fields and the
--- best agent paid there (highest score, then lowest agent id), best score first. One statement:
--- a row with total and null wallet columns when none match. $1 limit.
+-- best agent paid there (highest score, then lowest agent id), best score first. The score and
+-- grade are the address's top-level ones, as browse and the lookup show them (an operator's is
+-- its operator score); the activity is that chain's. One statement: a row with total and null
+-- wallet columns when none match. $1 limit.
 WITH identified AS (
-  SELECT c.chain, c.address, c.score, c.grade, c.entity_type AS role,
+  SELECT c.chain, c.address, a.score, a.grade, c.entity_type AS role,
          c.candidate_as_payer + c.candidate_as_payee AS total_txns,
          c.candidate_as_payer AS as_payer, c.candidate_as_payee AS as_payee, c.active_months,
          c.first_candidate_tx_at AS first_seen, c.last_candidate_tx_at AS last_seen,
          c.volume_usdc, c.counterparties_count AS counterparties
     FROM chain_scores c
+    JOIN address_scores a USING (address)
    WHERE c.is_known_erc8004_agent AND c.candidate_as_payer + c.candidate_as_payee > 0
 ),
 best_agent AS (
