@@ -119,12 +119,8 @@ export function createApp(deps: AppDeps): Koa {
   statsRoutes(router, { stats });
   agentsRoutes(router, deps);
   app.use(router.routes());
-  app.use(
-    router.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new ApiError('method_not_allowed', 'method not allowed on this path'),
-      notImplemented: () => new ApiError('method_not_allowed', 'method not supported'),
-    }),
-  );
+  // Sets 405 (or 501 for a method no route knows) with the path's Allow header; the error
+  // middleware turns either into 405 method_not_allowed, keeping Allow (RFC 9110 requires it).
+  app.use(router.allowedMethods());
   return app;
 }

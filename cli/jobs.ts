@@ -12,6 +12,7 @@ import { runOperation } from './operations-client.ts';
 import { createProgressReporter } from './progress.ts';
 import { printRows } from './output.ts';
 import { UsageError } from './usage-error.ts';
+import { parseAddress } from '../pipeline/address.ts';
 import { wholeNumber } from './whole-number.ts';
 
 const pollMs = 500;
@@ -73,6 +74,11 @@ const jsonObject = (value: string) => {
   throw new InvalidArgumentError('expected a JSON object, e.g. \'{"chain":"base"}\'');
 };
 
+const address = (value: string) => {
+  if (parseAddress(value)) return value;
+  throw new InvalidArgumentError('expected an EVM address (0x + 40 hex) or a Solana base58 public key');
+};
+
 export function registerJobCommands(program: Command, config: () => Config, log: Logger): void {
   program
     .command('ingest')
@@ -85,7 +91,7 @@ export function registerJobCommands(program: Command, config: () => Config, log:
     .command('score')
     .description('run a scoring run (incremental when it can be, see docs/scoring.md) and export it for `reputation sql`')
     .option('--full', 'recompute every address, not only those whose inputs changed')
-    .option('--address <address>', 'rescore this address now (an unknown one gets a minimal entry); not exported')
+    .option('--address <address>', 'rescore this address now (an unknown one gets a minimal entry); not exported', address)
     .action(async (opts: { full?: boolean; address?: string }) => runJobAndReport(config(), log, 'score', opts));
 
   program

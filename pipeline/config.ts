@@ -120,17 +120,28 @@ type Env = Record<string, string | undefined>;
 /** Loads config from a JSON file (REPUTATION_CONFIG or `configFile`), then the environment on top. */
 export function loadConfig(env: Env = process.env, configFile = env.REPUTATION_CONFIG): Config {
   const fromFile = configFile ? readConfigFile(configFile) : {};
+  const unknown = Object.keys(fromFile).filter((key) => key !== 'chains' && !(key in envNames));
+  if (unknown.length > 0) {
+    throw new ConfigError(`config file ${configFile}: unknown setting ${unknown[0]} (known: ${[...Object.keys(envNames), 'chains'].join(', ')})`);
+  }
   const merged: Record<string, unknown> = { ...fromFile };
+  const fromEnv = new Set<string>();
   for (const [key, name] of Object.entries(envNames)) {
     const value = env[name];
-    if (value !== undefined && value !== '') merged[key] = value;
+    if (value !== undefined && value !== '') {
+      merged[key] = value;
+      fromEnv.add(key);
+    }
   }
   merged.chains = mergeChains(fromFile.chains, env);
 
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`invalid setting ${settingName(issue.path)}: ${issue.message}`);
+    // A top-level value is named as it was given: its environment variable, or its key in the file.
+    const head = String(issue.path[0]);
+    const name = head in fromFile && !fromEnv.has(head) ? `${head} (config file ${configFile})` : settingName(issue.path);
+    throw new ConfigError(`invalid setting ${name}: ${issue.message}`);
   }
   const c = parsed.data;
   const publicBaseUrl = (c.publicBaseUrl ?? `http://127.0.0.1:${c.port}`).replace(/\/$/, '');

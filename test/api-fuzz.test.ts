@@ -530,6 +530,13 @@ describe('API fuzz: any request gets a non-5xx answer, errors in the 7.1 format'
       expect([answer.status, JSON.parse(answer.body).error.code]).toEqual([413, 'payload_too_large']);
     });
 
+    it('a 405 names the methods the path takes in Allow', async () => {
+      for (const [method, path, allow] of [['POST', `/v1/reputation/${knownAddresses[0]}`, 'HEAD, GET'], ['DELETE', '/health', 'HEAD, GET'], ['GET', '/v1/reputation:batch', 'POST'], ['PROPFIND', '/v1/stats', 'HEAD, GET']]) {
+        const answer = await fire(plain(method!, path!));
+        expect([answer.status, JSON.parse(answer.body).error.code, answer.headers.allow], `${method} ${path}`).toEqual([405, 'method_not_allowed', allow]);
+      }
+    });
+
     it('HEAD with a path byte the parser refuses: 400 without a body, so the client can read it', async () => {
       expect((await fire(plain('HEAD', '/\xa0'))).status).toBe(400);
     });

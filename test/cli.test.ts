@@ -82,6 +82,7 @@ describe('usage errors', () => {
     [['accounts', 'create'], /required option '--plan <plan>' not specified/],
     [['accounts', 'create', '--plan', 'platinum'], /argument 'platinum' is invalid/],
     [['score', '--bogus'], /unknown option '--bogus'/],
+    [['score', '--address', 'nonsense'], /option '--address <address>' argument 'nonsense' is invalid\. expected an EVM address/],
     [['sql', 'SELECT 1', '--limit', 'ten'], /expected a whole number/],
     [['ingest', '--source', 'bogus'], /argument 'bogus' is invalid/],
     [['jobs', 'run', 'frobnicate'], /unknown job frobnicate/],

@@ -57,6 +57,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 
+  it('names a bad value by its key in the config file, and refuses an unknown key', () => {
+    const file = path.join(tempDataDir('config-bad'), 'config.json');
+    writeFileSync(file, JSON.stringify({ port: 'abc' }));
+    expect(() => loadConfig({}, file)).toThrow(new ConfigError(`invalid setting port (config file ${file}): Invalid input: expected number, received NaN`));
+    // The environment's value wins, and is named as such.
+    expect(() => loadConfig({ PORT: 'eighty' }, file)).toThrow(/^invalid setting PORT: /);
+    writeFileSync(file, JSON.stringify({ port: 9000, nosuch: 1 }));
+    expect(() => loadConfig({}, file)).toThrow(/^config file .*: unknown setting nosuch \(known: port, host, /);
+  });
+
   it('names a missing or broken config file', () => {
     expect(() => loadConfig({}, '/nonexistent/config.json')).toThrow(/^cannot read config file \/nonexistent\/config\.json: ENOENT/);
     const file = path.join(tempDataDir('config-bad'), 'bad.json');

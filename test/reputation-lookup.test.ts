@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { loadConfig } from '../pipeline/config.ts';
-import { silentLogger } from '../pipeline/log.ts';
+import { createLogger, silentLogger } from '../pipeline/log.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
 import { createAccount } from '../api/accounts.ts';
 import { cliEnv, repoRoot, runCli } from './helpers/cli.ts';
@@ -18,13 +18,14 @@ const solana = 'awF1tyZBDfKCYFYkyrsjVbDSdiduVJECqra5UrUTQCh';
 describe('reputation lookups: status and the view variant', () => {
   const dataDir = tempDataDir('reputation-lookup');
   let server: RunningServer;
+  const logLines: string[] = [];
   let keys: { free: string; paid: string };
   let now = new Date('2025-11-20T00:00:00Z');
 
   beforeAll(async () => {
     const imported = await runCli(['import', path.join(repoRoot, 'test/fixtures/import/transfers.csv'), '--kind', 'transfers'], cliEnv(dataDir));
     expect(imported.code).toBe(0);
-    server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0' }), silentLogger, { now: () => now });
+    server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0' }), createLogger('test', (line) => logLines.push(line)), { now: () => now });
     await (await server.jobs.run('score', {})).done;
     // The run is "now" for the status rules: move the clock to just after it.
     const [run] = await server.store.read(`SELECT strftime(scored_at, '%Y-%m-%dT%H:%M:%SZ') AS t FROM scoring_runs ORDER BY run_id DESC LIMIT 1`);
@@ -49,9 +50,12 @@ describe('reputation lookups: status and the view variant', () => {
       const stale = (await lookup(payee, keys.paid)).body;
       expect(stale.score.status).toBe('stale');
       expect(stale.chains[0].score.status).toBe('stale');
+      logLines.length = 0;
       const variant = await lookup(payee, keys.paid, '?view=summary');
       expect(variant.status).toBe(503);
       expect(variant.body.error.code).toBe('stale_data');
+      // An answer the API chose, not a fault: a warning with its code, no error or stack.
+      expect(logLines.filter((l) => / (warn|error) /.test(l))).toEqual([expect.stringMatching(/ warn test request refused \{.*"code":"stale_data"/)]);
     } finally {
       now = saved;
     }
@@ -122,11 +126,13 @@ describe('reputation lookups: status and the view variant', () => {
       expect(res.status).toBe(402);
       expect(res.body.error.code).toBe('payment_required');
     }
-    for (const query of ['?view=detailed', '?min_grade=E', '?min_transactions=-1', '?min_transactions=two']) {
+    for (const query of ['?view=detailed', '?min_grade=E', '?min_transactions=-1', '?min_transactions=two', '?min_transactions=1.5']) {
       const res = await lookup(payee, keys.paid, query);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('bad_request');
     }
+    const huge = await lookup(payee, keys.paid, '?view=full&min_transactions=99999999999999999999999');
+    expect([huge.status, huge.body.error.message]).toEqual([400, 'min_transactions must be at most 1000000000']);
     const sol = await lookup(solana, keys.paid, '?view=summary');
     expect(sol.status).toBe(400);
     expect(sol.body.error.code).toBe('invalid_address');

@@ -19,9 +19,15 @@ export function errorMiddleware(log: Logger): Middleware {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new ApiError('not_found', `no route for ${ctx.method} ${ctx.path}`);
+      if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) {
+        throw new ApiError('method_not_allowed', `${ctx.method} is not allowed on this path; it takes ${ctx.response.get('Allow')}`);
+      }
     } catch (err) {
       const apiError = toApiError(err);
-      if (apiError.status >= 500) log.error('request failed', { requestId: ctx.state.requestId, path: ctx.path, error: String((err as Error)?.stack ?? err) });
+      // A 5xx the API chose to answer (stale_data, unavailable) is a condition, not a fault: a
+      // warning with its message. Anything else is a fault: an error with the stack.
+      if (err instanceof ApiError && apiError.status >= 500) log.warn('request refused', { requestId: ctx.state.requestId, path: ctx.path, code: apiError.code, message: apiError.message });
+      else if (apiError.status >= 500) log.error('request failed', { requestId: ctx.state.requestId, path: ctx.path, error: String((err as Error)?.stack ?? err) });
       ctx.status = apiError.status;
       ctx.set(apiError.headers);
       ctx.body = apiError.body();

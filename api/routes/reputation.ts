@@ -28,12 +28,16 @@ export const addressParamsSchema = z.object({
     }),
 });
 
+// Far above any address's count, and a safe integer.
+const maxMinTransactions = 1_000_000_000;
+
 export const reputationQuerySchema = z.object({
   chain: z.string().regex(/^[a-z0-9-]+$/, 'chain must be a chain name such as base').optional().meta({ description: 'only this chain in chains and agents (the view variant: that chain\'s activity); 404 when the address has no activity there' }),
   view: z.enum(['summary', 'full'], { message: 'view must be summary or full' }).optional().meta({ description: 'answer with the 2.8 variant (EVM only); full needs a paid plan' }),
   min_grade: z.enum(gradeOrder, { message: 'min_grade must be one of A, B, C, D, F' }).optional().meta({ description: 'policy for decision.allow (paid; default C)' }),
   min_transactions: z.coerce
     .number({ message: 'min_transactions must be a whole number' })
+    .max(maxMinTransactions, `min_transactions must be at most ${maxMinTransactions}`)
     .int('min_transactions must be a whole number')
     .min(0, 'min_transactions must be 0 or more')
     .optional()
