@@ -108,9 +108,9 @@ export const reputationRecordPaid = z
       .strictObject({
         feedback_count: count,
         client_count: count,
-        trust_avg: z.number().nullable(),
-        uptime_avg: z.number().nullable(),
-        activity_avg: z.number().nullable(),
+        trust_avg: z.number().nullable().meta({ description: 'average rating of the trust tags, 0-100; null when no live entry has one' }),
+        uptime_avg: z.number().nullable().meta({ description: 'average rating of uptime and reachable, 0-100; null when no live entry has one' }),
+        activity_avg: z.number().nullable().meta({ description: 'average rating of the activity tags, 0-100; null when no live entry has one' }),
         last_feedback_at: isoTime.nullable(),
       })
       .optional()
