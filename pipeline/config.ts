@@ -32,6 +32,9 @@ const chainSchema = z.object({
   facilitatorNetwork: z.string().min(1),
 });
 
+/** How old the newest scoring run may be before records are `stale` and the view answers 503 (STALE_AFTER_SECONDS). */
+export const defaultStaleAfterSeconds = 24 * 60 * 60;
+
 const configSchema = z.object({
   port: portNumber.default(8080),
   host: z.string().min(1).default('127.0.0.1'),
@@ -54,7 +57,7 @@ const configSchema = z.object({
   recordCacheSize: z.coerce.number().int().min(0).default(100_000),
   // How old the newest scoring run may be before records are `stale` and the view variant answers
   // 503 stale_data (spec 3.3: 24 h); /health reports degraded past it too.
-  staleAfterSeconds: z.coerce.number().int().min(1).max(366 * 24 * 60 * 60).default(24 * 60 * 60),
+  staleAfterSeconds: z.coerce.number().int().min(1).max(366 * 24 * 60 * 60).default(defaultStaleAfterSeconds),
   ingestIntervalSeconds: z.coerce.number().int().min(1).default(15),
   scoreIntervalSeconds: z.coerce.number().int().min(1).default(60),
   // A full scoring run on its own schedule (0: none): it writes the serving tables in address

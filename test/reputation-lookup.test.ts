@@ -43,9 +43,13 @@ describe('reputation lookups: status and the view variant', () => {
   };
 
   it('a record is scored within 24 h of the newest run, stale after', async () => {
-    expect((await lookup(payee, keys.paid)).body.score.status).toBe('scored');
+    const first = (await lookup(payee, keys.paid)).body.score;
+    expect(first.status).toBe('scored');
     const saved = now;
-    now = new Date(now.getTime() + 25 * 3_600_000);
+    // The default lag, to the second: 24 h after the run is still scored, a second more is stale.
+    now = new Date(Date.parse(first.scored_at) + 86_400_000);
+    expect((await lookup(payee, keys.paid)).body.score.status).toBe('scored');
+    now = new Date(Date.parse(first.scored_at) + 86_401_000);
     try {
       const stale = (await lookup(payee, keys.paid)).body;
       expect(stale.score.status).toBe('stale');
@@ -153,6 +157,8 @@ describe('reputation lookups: status and the view variant', () => {
       return { status: record.score.status, chain: record.chains[0].score.status, variant: variant.status, code: variant.body.error?.code, health: health.status, stale: health.scoring.stale };
     };
     expect(await at(3_599)).toEqual({ status: 'scored', chain: 'scored', variant: 200, code: undefined, health: 'ok', stale: false });
+    // Exactly the lag is still scored: stale is strictly older.
+    expect(await at(3_600)).toEqual({ status: 'scored', chain: 'scored', variant: 200, code: undefined, health: 'ok', stale: false });
     // Well inside the default 24 h: only the configured lag makes this stale.
     expect(await at(3_601)).toEqual({ status: 'stale', chain: 'stale', variant: 503, code: 'stale_data', health: 'degraded', stale: true });
     // And back (a newer run would do the same): the served records follow the clock, cached or not.

@@ -3,8 +3,9 @@
 // scored_at and updated_at (the newest run: an address whose inputs did not change was confirmed
 // by it), status (`scored` within STALE_AFTER_SECONDS of that run, by default 24 h as in spec 3.3,
 // then `stale`), and the optional blocks a record without agents or feedback leaves out.
+import { defaultStaleAfterSeconds } from '../../pipeline/config.ts';
+
 export const dataSemantics = 'candidate_payment_activity_with_verified_subset';
-export const defaultStaleAfterSeconds = 24 * 60 * 60;
 
 export interface NewestRun {
   runId: number;

@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { modelVersion } from '../../pipeline/score/run.ts';
 import { sqlFile } from '../../pipeline/store/sql-files.ts';
 import type { Store } from '../../pipeline/store/store.ts';
-import { defaultStaleAfterSeconds } from '../reputation/record.ts';
+import { defaultStaleAfterSeconds } from '../../pipeline/config.ts';
 const redisTimeoutMs = 1_000;
 
 export interface HealthDeps {
