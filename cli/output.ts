@@ -16,11 +16,23 @@ export function formatRows(rows: Rows, format: 'table' | 'csv' | 'json', columns
     return [columns, ...rows.map((r) => columns.map((c) => cell(r[c])))].map((line) => line.map(quote).join(',')).join('\n') + '\n';
   }
   if (rows.length === 0) return '(no rows)\n';
-  const table = [columns, ...rows.map((r) => columns.map((c) => cell(r[c])))];
+  // A table is for reading: a long or multi-line value (a job's result, a query plan) is cut to
+  // one line of tableCellWidth characters; csv and json give every value whole.
+  let cut = false;
+  const fit = (s: string) => {
+    const line = s.split('\n', 1)[0]!;
+    if (line === s && s.length <= tableCellWidth) return s;
+    cut = true;
+    return `${line.slice(0, tableCellWidth - 1)}…`;
+  };
+  const table = [columns, ...rows.map((r) => columns.map((c) => fit(cell(r[c]))))];
   const widths = columns.map((_, i) => Math.max(...table.map((line) => line[i]!.length)));
   const render = (line: string[]) => line.map((s, i) => s.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [render(table[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...table.slice(1).map(render)].join('\n') + `\n(${rows.length} row${rows.length === 1 ? '' : 's'})\n`;
+  const footer = `(${rows.length} row${rows.length === 1 ? '' : 's'}${cut ? `; values cut at ${tableCellWidth} characters or a line: --format csv or json gives them whole` : ''})`;
+  return [render(table[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...table.slice(1).map(render)].join('\n') + `\n${footer}\n`;
 }
+
+const tableCellWidth = 80;
 
 export function printAccount(account: { id: string; api_key: string; plan: string }, json: boolean): void {
   if (json) {

@@ -1,0 +1,30 @@
+// How the CLI prints rows (cli/output.ts): tables for people cut long and multi-line values to one
+// short line and say so; csv and json keep every value whole.
+import { describe, expect, it } from 'vitest';
+import { formatRows } from '../cli/output.ts';
+
+describe('formatRows', () => {
+  const long = 'x'.repeat(100);
+  const rows = [{ job: 'ingest', result: { chains: [{ chain: 'base', logs: 3 }] } }, { job: 'score', result: `first line\nsecond line` }, { job: 'export', result: long }];
+
+  it('a table cuts a value at 80 characters or its first line, and says so under the table', () => {
+    expect(formatRows(rows, 'table').split('\n')).toEqual([
+      `job     result`,
+      `------  ${'-'.repeat(80)}`,
+      `ingest  {"chains":[{"chain":"base","logs":3}]}`,
+      `score   first line…`,
+      `export  ${'x'.repeat(79)}…`,
+      '(3 rows; values cut at 80 characters or a line: --format csv or json gives them whole)',
+      '',
+    ]);
+  });
+
+  it('a table of short values says only how many rows', () => {
+    expect(formatRows([{ a: 1, b: 'two' }], 'table')).toBe('a  b\n-  ---\n1  two\n(1 row)\n');
+  });
+
+  it('csv and json give every value whole', () => {
+    expect(formatRows(rows, 'csv')).toBe(`job,result\ningest,"{""chains"":[{""chain"":""base"",""logs"":3}]}"\nscore,"first line\nsecond line"\nexport,${long}\n`);
+    expect(formatRows(rows, 'json').trim().split('\n').map((l) => JSON.parse(l))).toEqual(rows);
+  });
+});
