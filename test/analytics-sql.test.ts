@@ -212,6 +212,30 @@ describe('reputation sql', () => {
     expect((await sql('EXPLAIN SELECT * FROM chain_scores')).code).toBe(0);
   });
 
+  it('a view has exactly the columns of its file: the run=N directory adds no `run` column', async () => {
+    const directory = path.join(dataDir, 'exports', 'run=1');
+    const fileColumns = async (name: string) =>
+      (await readExport(directory, `SELECT column_name FROM (DESCRIBE ${name})`)).map((r) => r.column_name as string);
+    const scoresColumns = await fileColumns('scores');
+    expect(scoresColumns).toContain('run_id');
+    expect(scoresColumns).not.toContain('run');
+    const star = await sql('SELECT * FROM scores LIMIT 1', '--format', 'csv');
+    expect(star.code).toBe(0);
+    expect(star.stdout.split('\n')[0]!.split(',')).toEqual(scoresColumns);
+
+    // Every view, in one query.
+    const views = await sql('SELECT table_name, column_name FROM information_schema.columns ORDER BY table_name, ordinal_position', '--format', 'json');
+    expect(views.code).toBe(0);
+    const columnsOf: Record<string, string[]> = {};
+    for (const line of views.stdout.trim().split('\n')) {
+      const { table_name, column_name } = JSON.parse(line) as { table_name: string; column_name: string };
+      (columnsOf[table_name] ??= []).push(column_name);
+    }
+    const expected: Record<string, string[]> = {};
+    for (const table of exportedTables) expected[table.name] = await fileColumns(table.name);
+    expect(columnsOf).toEqual(expected);
+  });
+
   it('refuses every statement but SELECT and EXPLAIN', async () => {
     const writes = [
       'DELETE FROM scores',
