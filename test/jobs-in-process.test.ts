@@ -1,4 +1,7 @@
-// Jobs without Redis: the in-process runner, run records, deduplication and schedules.
+// Jobs without Redis: the in-process runner, run records, deduplication and schedules, and which
+// scoring runs the score job exports.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevnet, type Devnet } from '../devnet/index.ts';
 import { runThinScenario } from '../devnet/scenario.ts';
@@ -6,6 +9,8 @@ import { loadConfig } from '../pipeline/config.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
 import { runOperationIn, type OperationContext } from '../api/admin/operations.ts';
+import { importFile } from '../pipeline/import/import-file.ts';
+import { repoRoot } from './helpers/cli.ts';
 import { tempDataDir } from './helpers/temp.ts';
 
 describe('in-process job runner', () => {
@@ -109,5 +114,61 @@ describe('runs cut off by a stop', () => {
     } finally {
       await second.close();
     }
+  });
+});
+
+describe('the score job exports its runs', () => {
+  // docs/analytics.md: every full or incremental run that changed something is exported under
+  // DATA_DIR/exports/run=N/ with `latest` naming it; an on-demand run for one address is not,
+  // nor is a run that recomputed nothing.
+  const dataDir = tempDataDir('jobs-export');
+  const exportsDir = path.join(dataDir, 'exports');
+  let server: RunningServer;
+  const score = async (data: { full?: boolean; address?: string } = {}) =>
+    (await (await server.jobs.run('score', data)).done) as { runId: number; kind: string; rescoredCount: number; exportDirectory?: string };
+  const latest = () => readFileSync(path.join(exportsDir, 'latest'), 'utf8');
+  const importTransfers = async (file: string) => {
+    const report = await importFile({ store: server.store, log: silentLogger }, { file, kind: 'transfers', onBadRows: 'refuse' });
+    expect(report.rowsLoaded).toBeGreaterThan(0);
+  };
+
+  beforeAll(async () => {
+    server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0', SCORE_INTERVAL_SECONDS: '86400' }), silentLogger);
+  });
+  afterAll(() => server?.close());
+
+  it('a full run, then an incremental one, are each exported and latest follows', async () => {
+    await importTransfers(path.join(repoRoot, 'test/fixtures/import/transfers.csv'));
+    const first = await score();
+    expect(first).toMatchObject({ runId: 1, kind: 'full', exportDirectory: path.join(exportsDir, 'run=1') });
+    expect(latest()).toBe('run=1\n');
+
+    // A new payment of a new payer: the next run rescores its two addresses only.
+    const more = path.join(dataDir, 'more-transfers.csv');
+    writeFileSync(more, [
+      'chain,block_number,block_time,tx_hash,log_index,token,from_address,to_address,value,tx_sender,authorized',
+      `base,38200000,2025-11-06T10:00:00Z,0x${'7e'.repeat(32)},1,0x833589fcd6edb6e08f4c7c32d4f71b54bda02913,0x${'7a'.repeat(20)},0x74f29ee5e3abd86b4d83a8f41eb26857e5ceef0c,3000000,0x${'7a'.repeat(20)},true`,
+    ].join('\n'));
+    await importTransfers(more);
+    const second = await score();
+    expect(second).toMatchObject({ runId: 2, kind: 'incremental', rescoredCount: 2, exportDirectory: path.join(exportsDir, 'run=2') });
+    expect(latest()).toBe('run=2\n');
+    expect(readdirSync(exportsDir).sort()).toEqual(['latest', 'run=1', 'run=2']);
+  });
+
+  it('a run that recomputed nothing is not exported', async () => {
+    const idle = await score();
+    expect(idle).toMatchObject({ runId: 3, kind: 'incremental', rescoredCount: 0 });
+    expect(idle).not.toHaveProperty('exportDirectory');
+    expect(existsSync(path.join(exportsDir, 'run=3'))).toBe(false);
+    expect(latest()).toBe('run=2\n');
+  });
+
+  it('an on-demand run for one address is not exported', async () => {
+    const onDemand = await score({ address: '0x00000000000000000000000000000000000c0ffe' });
+    expect(onDemand).toMatchObject({ runId: 4, kind: 'addresses', rescoredCount: 1 });
+    expect(onDemand).not.toHaveProperty('exportDirectory');
+    expect(readdirSync(exportsDir).sort()).toEqual(['latest', 'run=1', 'run=2']);
+    expect(latest()).toBe('run=2\n');
   });
 });
