@@ -1,0 +1,116 @@
+// Rules of scoring model v1 that a devnet history rarely isolates (docs/scoring.md, "Feedback
+// weight" and "Classification"), on a handful of rows written as ingestion and imports leave them:
+//   - an agent rated by its own payment wallet (agentWallet, not its owner): self feedback, weight
+//     0, so the agent's trust is as if that entry did not exist;
+//   - the owner of that agent, which has no payments itself (the agent is paid at its wallet): an
+//     identified 'wallet', not an ERC-8004 agent;
+//   - a known x402 facilitator, scored on demand: identified (is_known) as a known facilitator.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../pipeline/store/store.ts';
+import { loadFacilitators } from '../pipeline/chain/facilitators.ts';
+import { runScoring } from '../pipeline/score/run.ts';
+import { tempDataDir } from './helpers/temp.ts';
+
+const addr = (tag: string) => `0x${tag.repeat(40 / tag.length)}`;
+const owner = addr('0a');
+const wallet = addr('0b');
+const customer = addr('0c');
+const registry = addr('8e');
+const reputationRegistry = addr('8f');
+const usdc = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+/** A signer of the shipped facilitator list (pipeline/chain/facilitators.csv) on base. */
+const facilitator = loadFacilitators().find((f) => f.network === 'base')!.address;
+const agentId = 7;
+
+/**
+ * Agent 7 on base: registered by `owner`, paid at its agentWallet `wallet`. `customer` paid the
+ * wallet twice through the facilitator and rates the agent 80; the owner and the wallet rate it 100.
+ */
+async function writeHistory(store: Store): Promise<void> {
+  await store.write(async (tx) => {
+    await tx.run(`INSERT INTO imported_agents VALUES ('imp_agents', 'base', $1, $2, $3, 'https://seven.example/agent.json', 100, NULL, NULL)`, [registry, String(agentId), owner]);
+    await tx.run(`INSERT INTO agent_metadata VALUES ('base', 200, $1, 0, $2, $3, 'agentWallet', $4)`, [`0x${'c7'.repeat(32)}`, registry, String(agentId), `0x${'0'.repeat(24)}${wallet.slice(2)}`]);
+    for (const [i, day] of [[1, 3], [2, 4]] as const) {
+      await tx.run(
+        `INSERT INTO imported_transfers VALUES ('imp_transfers', 'base', $1, TIMESTAMP '2025-11-01 10:00:00' + to_days($2::INTEGER), $3, 0, $4, $5, $6, 2500000, $7, true)`,
+        [1000 + i, day, `0x${String(i).repeat(64)}`, usdc, customer, wallet, facilitator],
+      );
+    }
+    for (const [i, client, value] of [[1, customer, 80], [2, owner, 100], [3, wallet, 100]] as const) {
+      await tx.run(
+        `INSERT INTO imported_feedback VALUES ('imp_feedback', 'base', $1, $2, $3, 1, $4, 0, 'starred', '', TIMESTAMP '2025-11-10 00:00:00' + to_hours($5::INTEGER), false)`,
+        [reputationRegistry, String(agentId), client, value, i],
+      );
+    }
+  });
+}
+
+describe('feedback weight and classification rules', () => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await openStore({ dataDir: tempDataDir('scoring-classification'), readConnections: 1 });
+    await writeHistory(store);
+    expect(await runScoring(store, { evmChain: 'base' })).toMatchObject({ kind: 'full' });
+  });
+  afterAll(() => store?.close());
+
+  const classification = async (address: string) => {
+    const rows = await store.read(
+      `SELECT chain, entity_type, entity_confidence, is_known, is_known_erc8004_agent, reasons FROM chain_scores WHERE address = $1`,
+      [address],
+    );
+    expect(rows).toHaveLength(1);
+    return rows[0]!;
+  };
+  const agentTrust = async () =>
+    (await store.read('SELECT trust, feedback_weight FROM agent_scores WHERE chain = $1 AND agent_id = $2', ['base', agentId]))[0];
+
+  it("the agent's own payment wallet rating it is self feedback: weight 0, trust as without the entry", async () => {
+    const weights = await store.read(
+      `SELECT client_address, feedback_count, value_avg, weight, weight_reason FROM feedback_weights
+        WHERE chain = 'base' AND agent_id = $1 ORDER BY client_address`,
+      [agentId],
+    );
+    expect(weights).toEqual([
+      { client_address: owner, feedback_count: 1, value_avg: 100, weight: 0, weight_reason: 'self_feedback' },
+      { client_address: wallet, feedback_count: 1, value_avg: 100, weight: 0, weight_reason: 'self_feedback' },
+      { client_address: customer, feedback_count: 1, value_avg: 80, weight: 1, weight_reason: 'paid_verified' },
+    ]);
+    // trust = (2 × 50 + Σ weight × value_avg) / (2 + Σ weight): only the customer counts.
+    const withEntry = await agentTrust();
+    expect(withEntry).toEqual({ trust: (2 * 50 + 80) / (2 + 1), feedback_weight: 1 });
+    // The wallet's address takes the agent's dimensions.
+    expect((await store.read('SELECT trust FROM chain_scores WHERE address = $1', [wallet]))[0]!.trust).toBe(withEntry!.trust);
+
+    // The same history without the wallet's entry (a later import marks it revoked), scored again.
+    await store.write((tx) => tx.run(`UPDATE imported_feedback SET revoked = true WHERE client_address = $1`, [wallet]));
+    expect(await runScoring(store, { full: true, evmChain: 'base' })).toMatchObject({ kind: 'full' });
+    expect(await store.read(`SELECT client_address FROM feedback_weights WHERE client_address = $1`, [wallet])).toEqual([]);
+    expect(await agentTrust()).toEqual(withEntry);
+  });
+
+  it("an owner without payments whose agent is paid at its own wallet is a known 'wallet', not an agent", async () => {
+    expect(await classification(owner)).toEqual({
+      chain: 'base',
+      entity_type: 'wallet',
+      entity_confidence: 0.5,
+      is_known: true,
+      is_known_erc8004_agent: false,
+      reasons: ['owns_erc8004_agents', 'no_payment_activity'],
+    });
+    // Its agent's wallet, for contrast: the agent.
+    expect(await classification(wallet)).toMatchObject({ entity_type: 'agent', is_known: true, is_known_erc8004_agent: true });
+  });
+
+  it('a known facilitator scored on demand is known, with the known_facilitator reason', async () => {
+    expect(await runScoring(store, { addresses: [facilitator], evmChain: 'base' })).toMatchObject({ kind: 'addresses' });
+    expect(await classification(facilitator)).toEqual({
+      chain: 'base',
+      entity_type: 'unknown',
+      entity_confidence: 0,
+      is_known: true,
+      is_known_erc8004_agent: false,
+      reasons: ['known_facilitator', 'no_indexed_activity'],
+    });
+  });
+});
