@@ -9,8 +9,9 @@
 //     but it moves some of these values).
 // So any change to a scoring formula fails the test.
 //
-// What depends on the wall clock or on the run is checked, then replaced by a placeholder (see
-// `volatile`); the registration server's random port is replaced by a fixed host name. Evidence
+// What depends on the run is checked, then replaced by a placeholder (see `volatile`); the API's
+// clock is pinned (`viewedAt`), so the view's recency and tenure factors are part of the files;
+// the registration server's random port is replaced by a fixed host name. Evidence
 // gathering is kept off the internet (see the dns mock), so the files do not depend on whether the
 // real websites some registration files name answer.
 //
@@ -56,12 +57,35 @@ const scenario = {
   agents: 12,
   payments: 120,
   days: 45,
-  // Noon UTC (whole-day steps never cross midnight), and long enough ago that the view's recency
-  // factor is 0 and its tenure factor 100 whenever the test runs.
+  // Noon UTC: whole-day steps never cross midnight.
   genesisTime: '2025-03-03T12:00:00.000Z',
 };
 const registrationsHost = 'registrations.devnet';
 const dayMs = 86_400_000;
+
+/**
+ * The API's clock: 20 days after the scenario's last payment (2025-04-17 11:51 UTC), at least three
+ * hours from a whole number of days after any first or last payment of the roles, so that moving
+ * it by the seconds the test waits out rate limits changes no day count. The view's recency and
+ * tenure factors then lie strictly between 0 and 100 (see `expectedClockFactors`).
+ */
+const viewedAt = Date.parse('2025-05-07T18:00:00.000Z');
+
+/**
+ * The view's clock-dependent factors per role at `viewedAt`, from docs/scoring.md ("The view
+ * variant"): days = whole days from the payment to the request; recency = 100 × max(0, 1 − days
+ * since the last payment / 90), tenure = 100 × min(1, days since the first payment / 365), to one
+ * decimal. E.g. agent-wallet: last paid 2025-04-12 14:10:43, 25 days → 100 × (1 − 25/90) = 72.2;
+ * first paid 2025-03-20 15:00, 48 days → 100 × 48/365 = 13.2.
+ */
+const expectedClockFactors: Record<string, { last: number; recency: number; first: number; tenure: number }> = {
+  'operator': { last: 20, recency: 77.8, first: 57, tenure: 15.6 },
+  'sybil-target-wallet': { last: 20, recency: 77.8, first: 50, tenure: 13.7 },
+  'agent-wallet': { last: 25, recency: 72.2, first: 48, tenure: 13.2 },
+  'heavy-buyer': { last: 20, recency: 77.8, first: 64, tenure: 17.5 },
+  'merchant': { last: 20, recency: 77.8, first: 64, tenure: 17.5 },
+  'candidate-only-payer': { last: 35, recency: 61.1, first: 48, tenure: 13.2 },
+};
 
 /** A payer with candidate payments only (through a submitter that is no facilitator), imported. */
 const candidateOnlyPayer = `0x${'ca4d1da7e'.padEnd(40, '0')}` as Address;
@@ -158,6 +182,7 @@ describe('golden reputation records of a fixed devnet history', () => {
   let addresses: Record<Role, Address>;
   let scoredAt: string;
   let keys: { free: string; pro: string };
+  let now = new Date(viewedAt);
   const servingState: Record<string, Row[]> = {};
 
   beforeAll(async () => {
@@ -200,7 +225,7 @@ describe('golden reputation records of a fixed devnet history', () => {
     }
 
     // The API on the same data, with no chain to ingest and no scheduled run during the test.
-    server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0', SCORE_INTERVAL_SECONDS: '86400' }), silentLogger);
+    server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0', SCORE_INTERVAL_SECONDS: '86400' }), silentLogger, { now: () => now });
     keys = {
       free: (await createAccount(server.store, { plan: 'free' }, server.keys)).api_key,
       pro: (await createAccount(server.store, { plan: 'pro' }, server.keys)).api_key,
@@ -214,28 +239,20 @@ describe('golden reputation records of a fixed devnet history', () => {
   });
 
   const lookup = async (address: string, key: string, query = '') => {
-    let before = Date.now();
     let res = await fetch(`${server.url}/v1/reputation/${address}${query}`, { headers: { 'X-API-Key': key } });
-    // The free plan answers one request per second (spec 8): wait out the window once.
+    // The free plan answers one request per second (spec 8): move the API's clock past the window once.
     if (res.status === 429) {
-      await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get('retry-after')) * 1_000));
-      before = Date.now();
+      now = new Date(now.getTime() + Number(res.headers.get('retry-after')) * 1_000);
       res = await fetch(`${server.url}/v1/reputation/${address}${query}`, { headers: { 'X-API-Key': key } });
     }
     expect(res.status).toBe(200);
-    const body = (await res.json()) as Json;
-    return { body, clock: { before, after: Date.now() } };
-  };
-
-  /** Whole days from `iso` to the request, which happened between `clock.before` and `clock.after`. */
-  const expectDaysSince = (days: unknown, iso: string, clock: { before: number; after: number }) => {
-    const at = (t: number) => Math.floor((t - Date.parse(iso)) / dayMs);
-    expect([at(clock.before), at(clock.after)]).toContain(days);
+    return { body: (await res.json()) as Json };
   };
 
   /**
-   * The fields that depend on the run or the clock: each is checked, then replaced by a
-   * placeholder. Everything else is compared as served.
+   * The fields that depend on the run: each is checked, then replaced by a placeholder. Everything
+   * else is compared as served; the view's clock-dependent factors are also checked against
+   * docs/scoring.md's formulas.
    */
   const volatile = {
     record(record: Json) {
@@ -246,15 +263,17 @@ describe('golden reputation records of a fixed devnet history', () => {
       expect(record.updated_at).toBe(scoredAt);
       record.updated_at = '<scored_at>';
     },
-    view(view: Json, clock: { before: number; after: number }) {
+    view(view: Json, role: Role) {
       expect(view.computed_at).toBe(scoredAt);
       view.computed_at = '<scored_at>';
       const { tenure, recency } = view.factors;
-      expectDaysSince(tenure.raw.tenure_days, tenure.raw.first_seen, clock);
-      expect(view.highlights.tenure_days).toBe(tenure.raw.tenure_days);
-      expectDaysSince(recency.raw.days_since_last_seen, recency.raw.last_seen, clock);
-      view.highlights.tenure_days = tenure.raw.tenure_days = '<tenure_days>';
-      recency.raw.days_since_last_seen = '<days_since_last_seen>';
+      const daysTo = (iso: string) => Math.floor((viewedAt - Date.parse(iso)) / dayMs);
+      const expected = expectedClockFactors[role]!;
+      expect({ last: daysTo(recency.raw.last_seen), first: daysTo(tenure.raw.first_seen) }).toEqual({ last: expected.last, first: expected.first });
+      expect({
+        last: recency.raw.days_since_last_seen, recency: recency.score,
+        first: tenure.raw.tenure_days, tenure: tenure.score, highlighted: view.highlights.tenure_days,
+      }).toEqual({ ...expected, highlighted: expected.first });
     },
   };
 
@@ -287,7 +306,7 @@ describe('golden reputation records of a fixed devnet history', () => {
     const view = await lookup(address, keys.pro, '?view=full');
     volatile.record(free.body);
     volatile.record(paid.body);
-    volatile.view(view.body, view.clock);
+    volatile.view(view.body, role);
     expectGolden(role, withoutPort({ role, address, free: free.body, paid: paid.body, view_full: view.body }));
   });
 });
