@@ -2,10 +2,12 @@
 // payers, agents paid at their wallets, feedback from paying clients, clients active elsewhere and
 // sybils. Each increment pays between addresses picked across the whole population, so it reaches
 // clients whose weight for an agent changes although the agent's own feedback did not. After
-// several incremental runs, a full run over the same inputs must change nothing.
+// several incremental runs, a full run over the same inputs must change nothing. A run whose
+// predecessor recorded another model version or facilitator list is a full one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../pipeline/store/store.ts';
-import { runScoring } from '../pipeline/score/run.ts';
+import { modelVersion, runScoring } from '../pipeline/score/run.ts';
+import { loadFacilitators } from '../pipeline/chain/facilitators.ts';
 import { applyScoreIncrement, generateScoreData, type ScoreDataSize } from '../bench/score-data.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { expectPaymentsMatchView, servingState } from './helpers/scoring-invariants.ts';
@@ -80,5 +82,50 @@ describe('incremental runs over the bench chain', () => {
     const run = await runScoring(store);
     expect(run.kind).toBe('full');
     expect(await servingState(store)).toEqual(afterIncrements);
+  });
+
+  it('a run after one of another model version is a full run, which changes nothing else', async () => {
+    expect(modelVersion).not.toBe('v0');
+    await store.write((tx) =>
+      tx.run(`UPDATE scoring_runs SET inputs = json_merge_patch(inputs, '{"model_version": "v0"}') WHERE run_id = (SELECT max(run_id) FROM scoring_runs)`),
+    );
+    const run = await runScoring(store);
+    expect(run.kind).toBe('full');
+    expect(run.rescoredCount).toBe(run.addressCount);
+    expect(await servingState(store)).toEqual(afterIncrements);
+    // Recorded with the current version: the next run is incremental again.
+    expect((await runScoring(store)).kind).toBe('incremental');
+  });
+
+  // Last: it changes which payments are verified.
+  it('a new facilitator list makes the next (not forced) run a full rebuild: the new signer\'s earlier payments turn verified', async () => {
+    // The relayer that sent the most payments, none of them verified (it is not a facilitator).
+    const [relayer] = await store.read(
+      `SELECT submitter, count(*)::INTEGER AS n, count(*) FILTER (verified)::INTEGER AS verified
+         FROM x402_payments WHERE submitter NOT IN (SELECT address FROM facilitators)
+        GROUP BY submitter ORDER BY n DESC, submitter LIMIT 1`,
+    );
+    expect(relayer).toMatchObject({ verified: 0 });
+    expect(relayer!.n).toBeGreaterThan(0);
+    const countVerified = async () =>
+      Number((await store.read('SELECT count(*) FILTER (verified)::INTEGER AS n FROM scored_payments'))[0]!.n);
+    const verifiedBefore = await countVerified();
+    // The shipped list (read once per process) gains the relayer, as a release with a newer
+    // facilitators.csv would; every run refreshes the facilitators table from it.
+    const shipped = loadFacilitators();
+    shipped.push({ network: 'base', address: String(relayer!.submitter), facilitatorId: 'test-new-facilitator' });
+    try {
+      const run = await runScoring(store);
+      expect(run.kind).toBe('full');
+      expect(await countVerified()).toBe(verifiedBefore + Number(relayer!.n));
+      await expectPaymentsMatchView(store);
+      // What that run left equals a forced full run over the same inputs.
+      const afterChange = await servingState(store);
+      expect(afterChange.chain_scores).not.toEqual(afterIncrements.chain_scores);
+      expect((await runScoring(store, { full: true })).kind).toBe('full');
+      expect(await servingState(store)).toEqual(afterChange);
+    } finally {
+      shipped.pop();
+    }
   });
 });
