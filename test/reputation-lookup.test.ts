@@ -79,6 +79,24 @@ describe('reputation lookups: status and the view variant', () => {
     expect(scored.chains[0].classification).toMatchObject({ entity_type: 'unknown', reasons: ['no_indexed_activity'] });
   });
 
+  it('an agent owner registered since the newest run is known_unscored; an address nothing names is 404', async () => {
+    const owner = '0x00000000000000000000000000000000000000b1';
+    const before = await lookup(owner, keys.paid);
+    expect(before.status).toBe(404);
+    expect(before.body.error).toMatchObject({ code: 'unknown_address', can_assess: true });
+    // Ingestion wrote its registration (the identity registry's Registered event); no run since.
+    await server.store.write((tx) =>
+      tx.run(`INSERT INTO agent_registrations VALUES ('base', 100, $1, 0, '0x8004a169fb4a3325136eb29fa0ceb6d2e539a432', 77, 'https://agent77.example/agent.json', $2)`, [
+        `0x${'b1'.padStart(64, '0')}`,
+        owner,
+      ]),
+    );
+    const { status, body } = await lookup(owner, keys.paid);
+    expect(status).toBe(200);
+    expect(body.score).toEqual({ value: null, grade: null, scored_at: null, status: 'known_unscored', version: 'v1' });
+    expect(body.chains).toEqual([]);
+  });
+
   it('view=summary has the 2.8 summary fields and a 300 s cache', async () => {
     const { status, headers, body } = await lookup(payee, keys.free, '?view=summary');
     expect(status).toBe(200);
