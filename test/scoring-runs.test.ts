@@ -2,6 +2,7 @@
 // incremental runs give exactly what a full run gives, a sybil swarm cannot lift a score, the
 // operator score follows its tail-risk rule, and on-demand scoring of an unknown address.
 import path from 'node:path';
+import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevnet, type Devnet } from '../devnet/index.ts';
 import { simulate, type SimulationTruth } from '../devnet/simulate.ts';
@@ -13,6 +14,7 @@ import { ingestChain } from '../pipeline/ingest/ingest-chain.ts';
 import { fetchMetadataJob } from '../pipeline/metadata/fetch-metadata-job.ts';
 import { runScoring } from '../pipeline/score/run.ts';
 import { importFile } from '../pipeline/import/import-file.ts';
+import { runHandler } from '../jobs/handlers.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { expectPaymentsMatchView, servingState } from './helpers/scoring-invariants.ts';
 
@@ -257,5 +259,24 @@ describe('scoring runs over a simulated history', () => {
         metadata_quality_distribution: by(agents, (a) => a.metadata_quality, ['real', 'placeholder', 'unknown']),
       });
     }
+  });
+
+  // Last: it adds two addresses to the incremental store.
+  it('the score job gives an unknown EVM address its row on the first configured chain, an unknown Solana address on solana', async () => {
+    const deps = { store: incremental, config: loadConfig({ RPC_URL_DEVNET: devnet.rpcUrl }), log: silentLogger };
+    expect(Object.keys(deps.config.chains)).toEqual(['devnet']);
+    const evm = '0x00000000000000000000000000000000000dec0d';
+    const solana = bs58.encode(new Uint8Array(32).fill(0xc0));
+    for (const address of [evm, solana]) {
+      expect(await runHandler(deps, 'score', { address })).toMatchObject({ kind: 'addresses', rescoredCount: 1 });
+    }
+    const rows = await incremental.read(
+      'SELECT address, chain, entity_type, reasons FROM chain_scores WHERE address IN ($1, $2) ORDER BY chain',
+      [evm, solana],
+    );
+    expect(rows).toEqual([
+      { address: evm, chain: 'devnet', entity_type: 'unknown', reasons: ['no_indexed_activity'] },
+      { address: solana, chain: 'solana', entity_type: 'unknown', reasons: ['no_indexed_activity'] },
+    ]);
   });
 });
