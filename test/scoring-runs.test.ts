@@ -198,6 +198,10 @@ describe('scoring runs over a simulated history', () => {
     expect(body.erc8004.known_agents).toBe(truth.agents.length);
     expect(body.payments.total_candidate_transactions).toBe(truth.totals.candidate);
     expect(body.payments.total_verified_transactions).toBe(truth.totals.verified);
+    // Each candidate payment once: `candidate` the unverified ones, `verified` the rest.
+    expect(truth.totals.verified).toBeGreaterThan(0);
+    expect(truth.totals.candidate).toBeGreaterThan(truth.totals.verified);
+    expect(body.payments.verification_status_summary).toEqual({ candidate: truth.totals.candidate - truth.totals.verified, verified: truth.totals.verified });
     const [counts] = await full.read('SELECT count(*)::INTEGER AS n FROM address_scores');
     expect(body.reputation.scored_addresses).toBe(counts!.n);
     const grades = Object.values(body.reputation.score_distribution as Record<string, number>).reduce((a, b) => a + b, 0);
@@ -230,6 +234,7 @@ describe('scoring runs over a simulated history', () => {
         addresses_with_verified_payment_activity: count(addresses, (a) => a.verified_payer + a.verified_payee > 0),
         total_candidate_transactions: sum(addresses, (a) => a.payer),
         total_verified_transactions: sum(addresses, (a) => a.verified_payer),
+        verification_status_summary: { candidate: sum(addresses, (a) => a.payer - a.verified_payer), verified: sum(addresses, (a) => a.verified_payer) },
       });
       expect(bodies.x402).toMatchObject({
         total_wallets: paid.length,
