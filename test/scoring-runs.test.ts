@@ -2,6 +2,7 @@
 // incremental runs give exactly what a full run gives, a sybil swarm cannot lift a score, the
 // operator score follows its tail-risk rule, and on-demand scoring of an unknown address.
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevnet, type Devnet } from '../devnet/index.ts';
@@ -13,6 +14,7 @@ import { openStore, type Store } from '../pipeline/store/store.ts';
 import { ingestChain } from '../pipeline/ingest/ingest-chain.ts';
 import { fetchMetadataJob } from '../pipeline/metadata/fetch-metadata-job.ts';
 import { runScoring } from '../pipeline/score/run.ts';
+import { sqlFile } from '../pipeline/store/sql-files.ts';
 import { importFile } from '../pipeline/import/import-file.ts';
 import { runHandler } from '../jobs/handlers.ts';
 import { tempDataDir } from './helpers/temp.ts';
@@ -264,6 +266,28 @@ describe('scoring runs over a simulated history', () => {
         metadata_quality_distribution: by(agents, (a) => a.metadata_quality, ['real', 'placeholder', 'unknown']),
       });
     }
+  });
+
+  it('the weights the erc8004 stats advertise are those v1_score applies, and those docs/scoring.md gives', async () => {
+    const dimensions = ['identity', 'activity', 'capability', 'reach', 'trust'];
+    // v1_score at 10,000 on one dimension and 0 on the others: 10,000 × that dimension's weight.
+    const unit = (d: string) => dimensions.map((other) => (other === d ? 10_000 : 0)).join(', ');
+    const [applied] = await full.write(async (tx) => {
+      await tx.run(sqlFile('score/macros'));
+      return tx.all(`SELECT ${dimensions.map((d) => `v1_score(${unit(d)}) / 10000 AS ${d}`).join(', ')}`);
+    });
+    const weights = Object.fromEntries(dimensions.map((d) => [d, Number(applied![d])]));
+    expect(Object.values(weights).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 10);
+    for (const store of [full, incremental]) {
+      const [stats] = await store.read(`SELECT body::VARCHAR AS body FROM run_stats WHERE name = 'erc8004' ORDER BY run_id DESC LIMIT 1`);
+      const scoring = JSON.parse(String(stats!.body)).scoring;
+      expect(scoring).toEqual({ weights, version: 'v1', dimensions });
+    }
+    const docs = readFileSync(path.join(import.meta.dirname, '../docs/scoring.md'), 'utf8');
+    const formula = /`score = round\(([^)]*)\)`/.exec(docs)?.[1];
+    expect(formula).toBeDefined();
+    const documented = Object.fromEntries(formula!.split('+').map((term) => term.trim().split(/\s+/)).map(([w, d]) => [d, Number(w)]));
+    expect(documented).toEqual(weights);
   });
 
   // Last: it adds two addresses to the incremental store.
