@@ -310,6 +310,16 @@ describe('stats, agent browse, legacy endpoints, health', () => {
     expect(x402.total_transactions).toBeGreaterThan(0);
   });
 
+  it('legacy x402 stats count as identified agents the agent payment addresses that were paid, not the unpaid ones', async () => {
+    const paymentAddresses = (keep: (i: number) => boolean) => new Set(Array.from({ length: agentCount }, (_, k) => k + 1).filter(keep).map(payTo));
+    const paid = paymentAddresses((i) => i % 2 === 0);
+    // Odd agents are unpaid: some payment addresses (wallets of agents 5, 15 and 25; owner 8, paid
+    // at by agent 29 only) have no payments at all.
+    expect(paymentAddresses(() => true).size).toBeGreaterThan(paid.size);
+    const x402 = (await get('/api/v1/x402/stats', false)).body;
+    expect(x402.identified_agents).toBe(paid.size);
+  });
+
   it('legacy identified lists paid agent payment addresses with their agent', async () => {
     const { status, headers, body } = await get('/api/v1/x402/identified', false);
     expect(status).toBe(200);
