@@ -21,7 +21,8 @@ const addr = (tag: string, n: number) => `0x${tag}${n.toString(16).padStart(40 -
 
 // 30 agents on base and ethereum; owners hold four agents each; every fifth agent has an
 // agentWallet; a third have a real registration file with a web endpoint, a third a placeholder,
-// a third none (unknown); even agents are paid, every fourth through the facilitator.
+// a third none (unknown); even agents are paid, every fourth through the facilitator. Owner 1
+// is also paid on optimism, where it has no agent.
 const agentCount = 30;
 const chainOf = (i: number) => (i % 3 === 0 ? 'ethereum' : 'base');
 const ownerOf = (i: number) => addr('a0', Math.floor((i - 1) / 4) + 1);
@@ -60,6 +61,10 @@ async function writeAgents(store: Store): Promise<void> {
         }
       }
     }
+    await tx.run(
+      `INSERT INTO imported_transfers VALUES ('imp_test', 'optimism', 5000, TIMESTAMP '2025-11-04 10:00:00', $1, 0, $2, $3, $4, 2500000, $3, true)`,
+      [`0x${'f'.repeat(64)}`, usdc, addr('d0', 999), ownerOf(1)],
+    );
   });
 }
 
@@ -318,6 +323,23 @@ describe('stats, agent browse, legacy endpoints, health', () => {
     expect(paymentAddresses(() => true).size).toBeGreaterThan(paid.size);
     const x402 = (await get('/api/v1/x402/stats', false)).body;
     expect(x402.identified_agents).toBe(paid.size);
+  });
+
+  it('an operator\'s chains_active are the chains of its agents, not those where it has payments', async () => {
+    const owners = new Map<string, number[]>();
+    for (let i = 1; i <= agentCount; i++) owners.set(ownerOf(i), [...(owners.get(ownerOf(i)) ?? []), i]);
+    for (const [owner, agents] of owners) {
+      const { status, body } = await get(`/v1/reputation/${owner}`);
+      expect(status).toBe(200);
+      expect(body.operator_score, owner).toMatchObject({
+        agent_count: agents.length,
+        chains_active: [...new Set(agents.map(chainOf))].sort(),
+      });
+    }
+    // Owner 1 owns agents on base and ethereum and is paid on optimism too.
+    const { body } = await get(`/v1/reputation/${ownerOf(1)}`);
+    expect([...body.subject.chains].sort()).toEqual(['base', 'ethereum', 'optimism']);
+    expect(body.operator_score.chains_active).toEqual(['base', 'ethereum']);
   });
 
   it('legacy identified lists paid agent payment addresses with their agent', async () => {
