@@ -328,13 +328,20 @@ describe('stats, agent browse, legacy endpoints, health', () => {
   it('an operator\'s chains_active are the chains of its agents, not those where it has payments', async () => {
     const owners = new Map<string, number[]>();
     for (let i = 1; i <= agentCount; i++) owners.set(ownerOf(i), [...(owners.get(ownerOf(i)) ?? []), i]);
+    const agentScores = new Map<number, number>((await get('/v1/agents?limit=100')).body.items.map((a: any) => [Number(a.agent_id), a.score]));
+    // docs/scoring.md: the mean of the agents' scores (all chains) weighted by exp(-score / 30).
+    const tailRisk = (scores: number[]) => Math.round(scores.reduce((sum, x) => sum + x * Math.exp(-x / 30), 0) / scores.reduce((sum, x) => sum + Math.exp(-x / 30), 0));
     for (const [owner, agents] of owners) {
       const { status, body } = await get(`/v1/reputation/${owner}`);
       expect(status).toBe(200);
+      const operator = tailRisk(agents.map((i) => agentScores.get(i)!));
       expect(body.operator_score, owner).toMatchObject({
+        score: operator,
         agent_count: agents.length,
         chains_active: [...new Set(agents.map(chainOf))].sort(),
       });
+      // An owner's top-level score is its operator score.
+      expect(body.score.value, owner).toBe(operator);
     }
     // Owner 1 owns agents on base and ethereum and is paid on optimism too.
     const { body } = await get(`/v1/reputation/${ownerOf(1)}`);
