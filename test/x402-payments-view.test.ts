@@ -43,3 +43,40 @@ describe('x402_payments', () => {
     ]);
   });
 });
+
+// Transactions that test one rule each, every one in its own block.
+describe('x402_payments pairing rules', () => {
+  let store: Store;
+  const proxy = '0x4020615294c913f045dc10f0a5cdebd86c280001';
+  const txOf = (n: number) => `0x${n.toString(16).padStart(2, '0').repeat(32)}`;
+  const nonce = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+  beforeAll(async () => {
+    store = await openStore({ dataDir: tempDataDir('view-rules') });
+    await store.write(async (t) => {
+      await refreshFacilitators(t);
+      await t.append('chain_blocks', [200n, 201n].map((n) => ['base', n, `0x${n.toString(16).padStart(64, '0')}`, timestampValue(1_750_000_000_000_000n), 'token']));
+      // Block 200: the payer authorises, but the Transfer right after it is someone else's.
+      await t.append('authorizations_used', [['base', 200n, txOf(200), 0, token, payer, nonce(1)]]);
+      await t.append('token_transfers', [['base', 200n, txOf(200), 1, token, friend, shopA, 7_000_000n]]);
+      await t.append('transaction_senders', [['base', 200n, txOf(200), facilitator, 'token']]);
+      // Block 201: an EIP-3009 payment settled through the Permit2 proxy: one payment, not two.
+      await t.append('authorizations_used', [['base', 201n, txOf(201), 0, token, payer, nonce(2)]]);
+      await t.append('token_transfers', [['base', 201n, txOf(201), 1, token, payer, shopB, 3_000_000n]]);
+      await t.append('permit2_settlements', [['base', 201n, txOf(201), 2, proxy, 'Settled']]);
+      await t.append('transaction_senders', [
+        ['base', 201n, txOf(201), facilitator, 'token'],
+        ['base', 201n, txOf(201), facilitator, 'permit2'],
+      ]);
+    });
+  });
+  afterAll(() => store?.close());
+
+  it('does not pair an authorisation with a Transfer from another sender', async () => {
+    expect(await store.read(`SELECT payee FROM x402_payments WHERE tx_hash = $1`, [txOf(200)])).toEqual([]);
+  });
+
+  it('counts a Permit2-settled EIP-3009 transfer once', async () => {
+    const rows = await store.read(`SELECT payer, payee, value::VARCHAR AS value, verified FROM x402_payments WHERE tx_hash = $1`, [txOf(201)]);
+    expect(rows).toEqual([{ payer, payee: shopB, value: '3000000', verified: true }]);
+  });
+});
