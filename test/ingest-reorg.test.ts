@@ -147,6 +147,36 @@ describe('reorg seen by one source only', () => {
   });
 });
 
+describe('no reorg', () => {
+  it('rolls nothing back when every source\'s newest block is on the node, whatever their heights', async () => {
+    const devnet = await startDevnet({ port: 0 });
+    const store = await openStore({ dataDir: tempDataDir('no-reorg') });
+    try {
+      const { testClient, publicClient, walletClient } = devnetClients(devnet);
+      const chain = { ...loadConfig({ RPC_URL_DEVNET: devnet.rpcUrl }).chains.devnet!, maxBlockRange: 4 };
+      await payWithAuthorization({ publicClient, walletClient, token: devnet.token.address, payer: devnet.accounts[1]!, to: devnet.accounts[9]!.address, value: 1_000_000n, facilitator: devnet.facilitators[0]!, nonce: keccak256(stringToBytes('no-reorg')) });
+      await ingestChain({ store, chain, log: silentLogger, only: 'token' });
+      await testClient.mine({ blocks: 6 });
+      // The identity source is ingested further than the token source: both are on the node.
+      await ingestChain({ store, chain, log: silentLogger, only: 'identity' });
+      const state = () =>
+        store.read(
+          `SELECT source, max(block_number)::VARCHAR AS block, count(*)::INTEGER AS blocks FROM chain_blocks GROUP BY source ORDER BY source`,
+        );
+      const before = await state();
+      expect(before.map((r) => r.source)).toEqual(['identity', 'token']);
+      expect(Number(before[0]!.block)).toBeGreaterThan(Number(before[1]!.block));
+
+      const rpc = createChainRpc(chain);
+      expect(await rollBackReorg({ store, rpc, chain: 'devnet', log: silentLogger })).toEqual({ reorged: false });
+      expect(await state()).toEqual(before);
+    } finally {
+      await store.close();
+      await devnet.close();
+    }
+  });
+});
+
 async function balancesFromStore(store: Store, address: Address): Promise<bigint> {
   const [row] = await store.read(`SELECT coalesce(sum(value), 0)::VARCHAR AS v FROM x402_payments WHERE payee = $1`, [address.toLowerCase()]);
   return BigInt(String(row!.v));
