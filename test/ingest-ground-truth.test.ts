@@ -10,7 +10,9 @@ import { startFaultyRpcProxy } from '../devnet/faulty-rpc-proxy.ts';
 import { loadConfig, type ChainConfig } from '../pipeline/config.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { openStore, type Store } from '../pipeline/store/store.ts';
-import { ingestChain } from '../pipeline/ingest/ingest-chain.ts';
+import { createChainRpc, ingestChain } from '../pipeline/ingest/ingest-chain.ts';
+import { ingestSource } from '../pipeline/ingest/ingest-source.ts';
+import { localChunkFetcher, sourceOf } from '../pipeline/ingest/fetch-chunk.ts';
 import { refreshFacilitators } from '../pipeline/chain/facilitators.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { storedAddressFacts, storedAgents, storedCounts, storedFeedback, truthAddressFacts, truthAgents, truthFeedback } from './helpers/ground-truth.ts';
@@ -75,6 +77,62 @@ describe('ingestion equals the simulator ground truth', () => {
       for (const kind of ['rate_limit', 'timeout', 'dropped', 'too_many_results', 'block_range'] as const) expect(proxy.stats[kind], kind).toBeGreaterThan(0);
     } finally {
       await store.close();
+      await proxy.close();
+    }
+  });
+
+  /** Ingests the token source through `rpcUrl`, returning the size of each range written, in order. */
+  async function tokenRanges(chainConfig: ChainConfig): Promise<{ sizes: number[]; rangeShrinks: number }> {
+    const store = await openStore({ dataDir: tempDataDir('ranges') });
+    try {
+      const rpc = createChainRpc(chainConfig);
+      const sizes: number[] = [];
+      let last: bigint | null = null;
+      const result = await ingestSource({
+        store,
+        fetchChunk: localChunkFetcher(() => rpc),
+        chain: chainConfig,
+        source: sourceOf(chainConfig, 'token'),
+        log: silentLogger,
+        head: await rpc.getBlockNumber(),
+        onProgress: (p) => {
+          sizes.push(Number(p.doneBlock - (last ?? p.fromBlock - 1n)));
+          last = p.doneBlock;
+        },
+      });
+      return { sizes, rangeShrinks: result.rangeShrinks };
+    } finally {
+      await store.close();
+    }
+  }
+
+  it('shrinks a refused range straight to the range the provider suggests', async () => {
+    // Alchemy-style: "up to a 7 block range ... [from, from + 7]", i.e. 8 blocks; we start at 200.
+    const proxy = await startFaultyRpcProxy({ target: devnet.rpcUrl, seed: 'suggested', faultRate: 0, maxBlockRange: 7 });
+    try {
+      const { sizes, rangeShrinks } = await tokenRanges({ ...chain, rpcUrl: proxy.url, maxBlockRange: 200 });
+      expect(sizes.length).toBeGreaterThan(3);
+      // Halving would go 200, 100, 50, 25, 12, 6: the first range written would be 6 blocks.
+      expect(sizes[0]).toBe(8);
+      expect(sizes.slice(0, -1).every((n) => n === 8)).toBe(true);
+      expect(rangeShrinks).toBeGreaterThan(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('grows the range back after the provider refused one', async () => {
+    // Refusals at random (too many results, suggesting half the range), so the range keeps
+    // shrinking and must grow back between them.
+    const proxy = await startFaultyRpcProxy({ target: devnet.rpcUrl, seed: 'grow-back', faultRate: 0.3, faults: ['too_many_results'] });
+    try {
+      const { sizes, rangeShrinks } = await tokenRanges({ ...chain, rpcUrl: proxy.url, maxBlockRange: 8 });
+      expect(proxy.stats.too_many_results, `range sizes ${sizes.join(',')}`).toBeGreaterThan(0);
+      expect(rangeShrinks).toBe(proxy.stats.too_many_results);
+      const grew = sizes.slice(1, -1).some((n, i) => n > sizes[i]!);
+      expect(grew, `range sizes ${sizes.join(',')}`).toBe(true);
+      expect(Math.max(...sizes)).toBe(8);
+    } finally {
       await proxy.close();
     }
   });
