@@ -1,6 +1,10 @@
 // The RPC wrapper's reading of provider errors.
-import { describe, expect, it } from 'vitest';
-import { suggestedRange } from '../pipeline/chain/rpc.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRpc, RangeTooLargeError, RpcFailedError, suggestedRange } from '../pipeline/chain/rpc.ts';
+import { startDevnet, type Devnet } from '../devnet/index.ts';
+import { startFaultyRpcProxy, type FaultyRpcProxy, type FaultyRpcProxyOptions } from '../devnet/faulty-rpc-proxy.ts';
+import { tokenEvents } from '../pipeline/ingest/sources.ts';
+import { sendJson, startLoopbackServer, type LoopbackServer } from './helpers/loopback-server.ts';
 
 describe('suggestedRange', () => {
   it.each([
@@ -11,5 +15,71 @@ describe('suggestedRange', () => {
     ['query returned more than 10000 results', null],
   ])('%s → %s', (message, expected) => {
     expect(suggestedRange(message)).toBe(expected);
+  });
+});
+
+// The retry policy, against the devnet through the fault-injecting proxy.
+describe('createRpc retry policy', () => {
+  let devnet: Devnet;
+  const proxies: FaultyRpcProxy[] = [];
+  let notFound: LoopbackServer;
+  let notFoundHits = 0;
+  // Answers eth_blockNumber with 16, every other request refused with a plain HTTP 429 and Retry-After: 1.
+  let limited: LoopbackServer;
+  let limitedHits = 0;
+  beforeAll(async () => {
+    limited = await startLoopbackServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      if (limitedHits++ % 2 === 0) {
+        res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '1' }).end('Too Many Requests');
+        return;
+      }
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number } | { id: number }[];
+      const answer = (call: { id: number }) => ({ jsonrpc: '2.0', id: call.id, result: '0x10' });
+      sendJson(res, Array.isArray(body) ? body.map(answer) : answer(body));
+    });
+    devnet = await startDevnet({ port: 0 });
+    notFound = await startLoopbackServer((_req, res) => {
+      notFoundHits++;
+      sendJson(res, { error: 'not found' }, 404);
+    });
+  }, 60_000);
+  afterAll(async () => {
+    for (const proxy of proxies) await proxy.close();
+    await devnet?.close();
+  });
+  const proxy = async (options: Omit<FaultyRpcProxyOptions, 'target'>) => {
+    const p = await startFaultyRpcProxy({ target: devnet.rpcUrl, ...options });
+    proxies.push(p);
+    return p;
+  };
+
+  it('waits the Retry-After of an HTTP 429 before trying again, however small its own backoff', async () => {
+    const rpc = createRpc({ url: limited.origin, baseDelayMs: 1 });
+    const started = performance.now();
+    expect(await rpc.getBlockNumber()).toBe(16n);
+    const elapsed = performance.now() - started;
+    expect(rpc.stats).toEqual({ requests: 2, retries: 1 });
+    // Retry-After: 1 means a second, not the millisecond of jitter the backoff alone would wait.
+    expect(elapsed).toBeGreaterThanOrEqual(950);
+  });
+
+  it('reports a timed-out eth_getLogs as a range too large, at once; other calls are retried up to maxAttempts', async () => {
+    const { url, stats } = await proxy({ seed: 'timeouts', faultRate: 1, faults: ['timeout'], holdMs: 2_000 });
+    const rpc = createRpc({ url, timeoutMs: 200, baseDelayMs: 1, maxAttempts: 3 });
+    await expect(rpc.getLogs({ address: devnet.token.address, events: tokenEvents, fromBlock: 0n, toBlock: 5n })).rejects.toBeInstanceOf(RangeTooLargeError);
+    expect(stats.timeout).toBe(1);
+    const blockNumber = rpc.getBlockNumber();
+    await expect(blockNumber).rejects.toBeInstanceOf(RpcFailedError);
+    await expect(blockNumber).rejects.toThrow(/failed after 3 attempts/);
+    expect(stats.timeout).toBe(4);
+  });
+
+  it('does not retry what no retry can fix (HTTP 404): one attempt', async () => {
+    const rpc = createRpc({ url: notFound.origin, baseDelayMs: 1 });
+    await expect(rpc.getBlockNumber()).rejects.toThrow(/failed after 1 attempt:/);
+    expect(rpc.stats).toEqual({ requests: 1, retries: 0 });
+    expect(notFoundHits).toBe(1);
   });
 });
