@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevnet, type Devnet } from '../devnet/index.ts';
 import { runThinScenario } from '../devnet/scenario.ts';
 import { loadConfig } from '../pipeline/config.ts';
+import { defaultSchedules } from '../jobs/definitions.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
 import { runOperationIn, type OperationContext } from '../api/admin/operations.ts';
@@ -73,6 +74,9 @@ describe('in-process job runner', () => {
     expect((await list()).map((s) => s.schedule)).toEqual(['fetch-metadata-devnet', 'ingest-devnet', 'score', 'score-full']);
     expect((await list()).find((s) => s.schedule === 'ingest-devnet')).toMatchObject({ every_seconds: 3600, runner: 'in-process' });
     expect((await list()).find((s) => s.schedule === 'score-full')).toMatchObject({ every_seconds: 86_400, job: 'score', data: { full: true } });
+    // README, "Jobs": fetch-metadata-<chain> every 300 s, score every SCORE_INTERVAL_SECONDS (60 by default).
+    expect((await list()).find((s) => s.schedule === 'fetch-metadata-devnet')).toMatchObject({ every_seconds: 300, job: 'fetch-metadata', data: { chain: 'devnet' } });
+    expect((await list()).find((s) => s.schedule === 'score')).toMatchObject({ every_seconds: 60, job: 'score', data: {} });
 
     await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'ingest-devnet', everySeconds: 30 });
     await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'nightly-export', name: 'export', everySeconds: 86_400 });
@@ -91,6 +95,23 @@ describe('in-process job runner', () => {
     for (let i = 0; i < 50 && (await scoreRuns()) < before + 2; i++) await new Promise((r) => setTimeout(r, 100));
     expect(await scoreRuns()).toBeGreaterThanOrEqual(before + 2);
     await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'score', everySeconds: 3600 });
+  });
+});
+
+describe('default schedules', () => {
+  it('refresh the sanctions list every 3600 s when SANCTIONS_LIST_SOURCE is set, and not otherwise', () => {
+    const sanctions = (env: Record<string, string>) => defaultSchedules(loadConfig({ DATA_DIR: '/unused', ...env })).filter((s) => s.jobName === 'refresh-sanctions-list');
+    expect(sanctions({ SANCTIONS_LIST_SOURCE: 'https://sanctions.invalid/sdn_advanced.xml' })).toEqual([
+      { scheduleId: 'refresh-sanctions-list', jobName: 'refresh-sanctions-list', jobData: {}, everySeconds: 3600 },
+    ]);
+    expect(sanctions({})).toEqual([]);
+  });
+
+  it('take their intervals from the settings, and leave out score-full when it is 0', () => {
+    const schedules = defaultSchedules(loadConfig({ DATA_DIR: '/unused', RPC_URL_DEVNET: 'http://127.0.0.1:1', INGEST_INTERVAL_SECONDS: '7', SCORE_INTERVAL_SECONDS: '11', SCORE_FULL_INTERVAL_SECONDS: '0' }));
+    const every = Object.fromEntries(schedules.map((s) => [s.scheduleId, s.everySeconds]));
+    expect(every).toMatchObject({ 'ingest-devnet': 7, 'fetch-metadata-devnet': 300, score: 11 });
+    expect(every).not.toHaveProperty('score-full');
   });
 });
 
