@@ -151,6 +151,18 @@ describe('0xB10C address lists of 2024-09-27', () => {
     );
     expect(() => parseAddressList('sanctioned_addresses_ETH.json', '{"a":1}')).toThrow('expected a JSON array');
   });
+
+  it('trims addresses and skips blank lines, in both forms; the label comes from the file name', () => {
+    const evm = '0x175d44451403Edf28469dF03A9280c1197ADb92c';
+    const btc = '1AjZPMsnmpdK2Rv9KQNfMurTXinscVro9V';
+    const expected = [
+      { sdnUid: '', label: 'XBT', address: evm, listedAt: null },
+      { sdnUid: '', label: 'XBT', address: btc, listedAt: null },
+    ];
+    expect(parseAddressList('sanctioned_addresses_XBT.txt', `  ${evm} \r\n\r\n\t${btc}\n   \n`)).toEqual(expected);
+    expect(parseAddressList('sanctioned_addresses_XBT.json', JSON.stringify([` ${evm}`, '', `${btc}\t`]))).toEqual(expected);
+    expect(() => parseAddressList('sdn_addresses_XBT.txt', evm)).toThrow('is not named sanctioned_addresses_<LABEL>.txt or .json');
+  });
 });
 
 describe('address-first-seen.csv', () => {
