@@ -55,4 +55,16 @@ describe('classifyMetadataQuality', () => {
       expect(quality({ name: 'Yield Pilot', description: filler }), filler).toBe('placeholder');
     }
   });
+
+  it('wants three distinct words of three or more letters in the description besides the name', () => {
+    expect(quality({ name: 'Yield Pilot', description: 'Rebalances stablecoin yield hourly.' })).toBe('real');
+    expect(quality({ name: 'Yield Pilot', description: 'Rebalances stablecoins.' })).toBe('placeholder');
+    expect(quality({ name: 'Yield Pilot', description: 'Yield Pilot rebalances yield on Aave.' })).toBe('placeholder');
+  });
+
+  it('takes an ipfs:// service only with a CID-like host', () => {
+    for (const endpoint of ['ipfs://cid', 'ipfs://QmShortOne', 'ipfs://bafy-not-a-cid-but-long-enough']) {
+      expect(quality({ name: 'Yield Pilot', services: [{ name: 'OASF', endpoint }] }), endpoint).toBe('placeholder');
+    }
+  });
 });
