@@ -7,10 +7,16 @@ import { sendJson, startLoopbackServer, type LoopbackServer } from './helpers/lo
 
 let server: LoopbackServer;
 let options: FetchOptions;
+let cardlessHits = 0;
 
 beforeAll(async () => {
   server = await startLoopbackServer(
     (req, res) => {
+      // Addressed by name (localhost) the server has no agent card anywhere.
+      if (req.headers.host?.startsWith('localhost:')) {
+        cardlessHits++;
+        return sendJson(res, { error: 'not found' }, 404);
+      }
       switch (req.url) {
         case '/card.json':
         case '/.well-known/agent-card.json':
@@ -46,6 +52,17 @@ describe('gatherEvidence', () => {
     expect(direct.has_a2a_agent_card).toBe(true);
     const wellKnown = await evidenceFor({ services: [{ name: 'a2a', endpoint: `${server.origin}/a2a` }] });
     expect(wellKnown.has_a2a_agent_card).toBe(true);
+  });
+
+  it('checks at most three A2A services of a file', async () => {
+    const cardless = (n: number) => ({ name: 'A2A', endpoint: `https://localhost:${server.port}/a2a-${n}` });
+    const before = cardlessHits;
+    const fourth = await evidenceFor({ services: [cardless(1), cardless(2), cardless(3), { name: 'A2A', endpoint: `${server.origin}/card.json` }] });
+    expect(fourth.has_a2a_agent_card).toBe(false);
+    // Each of the three: the endpoint, then the well-known path of its origin.
+    expect(cardlessHits - before).toBe(6);
+    const third = await evidenceFor({ services: [cardless(1), cardless(2), { name: 'A2A', endpoint: `${server.origin}/card.json` }] });
+    expect(third.has_a2a_agent_card).toBe(true);
   });
 
   it('wants a card with a name, from a service named A2A', async () => {
