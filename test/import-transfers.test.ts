@@ -155,6 +155,30 @@ describe('importFile transfers', () => {
     expect(report).toMatchObject({ rowsRead: 7, rowsLoaded: 3, rowsSkipped: 4 });
   });
 
+  it('with refuse, one bad row refuses the whole file and writes nothing', async () => {
+    const lines = readFileSync(fixture('transfers.csv'), 'utf8').trimEnd().split(/\r?\n/);
+    // The last row with a bad value; the other rows are good.
+    const file = path.join(scratch, 'one-bad-row.csv');
+    writeFileSync(file, [...lines.slice(0, -1), lines.at(-1)!.replace(/,(true|false|1|0|TRUE|FALSE)\s*$/i, ',maybe')].join('\n') + '\n');
+    const before = await importCounts(deps.store);
+    const report = await importFile(deps, { file, kind: 'transfers', onBadRows: 'refuse' });
+    expect(report).toMatchObject({ refused: true, rowsRead: lines.length - 1, rowsLoaded: 0, rowsSkipped: 1 });
+    expect(report.badRows).toEqual([{ line: lines.length, column: 'authorized', reason: "authorized 'maybe' is not a boolean (true, false, 1, 0)" }]);
+    expect(await importCounts(deps.store)).toEqual(before);
+    // The same file with skip loads the good rows.
+    expect(await importFile(deps, { file, kind: 'transfers', onBadRows: 'skip' })).toMatchObject({ refused: false, rowsLoaded: lines.length - 2, rowsSkipped: 1 });
+  });
+
+  it('refuses a file name DuckDB would read as a pattern, before writing anything', async () => {
+    const before = await importCounts(deps.store);
+    for (const name of ['transfers*.csv', 'transfers?.csv', 'transfers[1].csv', 'transfers{a}.csv']) {
+      const file = path.join(scratch, name);
+      copyFileSync(fixture('transfers.csv'), file);
+      await expect(importFile(deps, { file, kind: 'transfers', onBadRows: 'skip' }), name).rejects.toThrow(/file names with \* \? \[ or \{ are not supported/);
+    }
+    expect(await importCounts(deps.store)).toEqual(before);
+  });
+
   it('refuses a file without a required column, naming it and the columns found', async () => {
     const before = await importCounts(deps.store);
     const error = await importFile(deps, { file: fixture('transfers-no-value.csv'), kind: 'transfers', onBadRows: 'skip' }).catch((e: unknown) => e);
