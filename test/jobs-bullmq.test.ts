@@ -5,6 +5,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { startDevnet, type Devnet } from '../devnet/index.ts';
 import { runThinScenario, type ThinScenario } from '../devnet/scenario.ts';
@@ -114,6 +116,32 @@ describe('BullMQ runner', () => {
     expect([first.deduplicated, second.deduplicated].sort()).toEqual([false, true]);
     expect(second.runId).toBe(first.runId);
     await first.done;
+  });
+
+  it('retries a failed job with backoff, recording the attempts that will be retried as retrying; bad input fails once', { timeout: 60_000 }, async () => {
+    // An RPC endpoint that answers every request with HTTP 404: each ingest attempt fails at once.
+    const rpcServer = createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('not found'));
+    await new Promise<void>((resolve) => rpcServer.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => rpcServer.close(resolve)));
+    const rpcUrl = `http://127.0.0.1:${(rpcServer.address() as AddressInfo).port}`;
+    const server = await startServer(
+      loadConfig({ DATA_DIR: tempDataDir('bullmq-retry'), PORT: '0', REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: uniquePrefix('retry'), RPC_URL_DEVNET: rpcUrl, INGEST_INTERVAL_SECONDS: '3600' }),
+      silentLogger,
+    );
+    cleanups.push(() => server.close());
+    const states = async (runId: string) =>
+      (await server.store.read(`SELECT state, error FROM job_runs WHERE run_id = $1 ORDER BY coalesce(finished_at, started_at), state = 'running' DESC`, [runId])).map((r) => String(r.state));
+
+    const ingest = await server.jobs.run('ingest', { chain: 'devnet' });
+    await expect(ingest.done).rejects.toThrow(/failed after 1 attempt/);
+    // Three attempts (exponential backoff), the first two recorded as retrying.
+    expect(await states(ingest.runId)).toEqual(['running', 'retrying', 'running', 'retrying', 'running', 'failed']);
+
+    // Bad input (no sanctions source configured) is not retried: one attempt, recorded as failed.
+    const sanctions = await server.jobs.run('refresh-sanctions-list', {});
+    await expect(sanctions.done).rejects.toThrow(/no sanctions list source/);
+    await sleep(2_500);
+    expect(await states(sanctions.runId)).toEqual(['running', 'failed']);
   });
 
   it('answers 503 at once for work it cannot enqueue while Redis is down', { timeout: 60_000 }, async () => {
