@@ -10,7 +10,7 @@ import { loadConfig } from '../pipeline/config.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { openStore, type Store } from '../pipeline/store/store.ts';
 import { createChainRpc, ingestChain } from '../pipeline/ingest/ingest-chain.ts';
-import { ingestSource } from '../pipeline/ingest/ingest-source.ts';
+import { ChunkDoesNotFollowError, ingestSource } from '../pipeline/ingest/ingest-source.ts';
 import { localChunkFetcher, sourceOf } from '../pipeline/ingest/fetch-chunk.ts';
 import { tokenEvents } from '../pipeline/ingest/sources.ts';
 import { rollBackReorg } from '../pipeline/ingest/reorg.ts';
@@ -138,6 +138,44 @@ describe('reorg seen by one source only', () => {
       await ingestSource({ store, fetchChunk: localChunkFetcher(() => rpc), chain, source: sourceOf(chain, 'identity'), log: silentLogger, head: await rpc.getBlockNumber() });
 
       await ingestChain({ store, chain, log: silentLogger });
+      expect(await balancesFromStore(store, devnet.accounts[9]!.address)).toBe(0n);
+      expect(await balancesFromStore(store, devnet.accounts[8]!.address)).toBe(1_000_000n);
+    } finally {
+      await store.close();
+      await devnet.close();
+    }
+  });
+});
+
+describe('a reorg between the reorg check and a range', () => {
+  it('writes nothing when a range does not follow the cursor\'s block: ChunkDoesNotFollowError', async () => {
+    const devnet = await startDevnet({ port: 0 });
+    const store = await openStore({ dataDir: tempDataDir('reorg-under-ingest') });
+    try {
+      const { testClient, publicClient, walletClient } = devnetClients(devnet);
+      const chain = { ...loadConfig({ RPC_URL_DEVNET: devnet.rpcUrl }).chains.devnet!, maxBlockRange: 4 };
+      const pay = async (label: string, to: number) =>
+        payWithAuthorization({ publicClient, walletClient, token: devnet.token.address, payer: devnet.accounts[1]!, to: devnet.accounts[to]!.address, value: 1_000_000n, facilitator: devnet.facilitators[0]!, nonce: keccak256(stringToBytes(label)) });
+      const snapshot = await testClient.snapshot();
+      await pay('old-branch', 9);
+      await ingestChain({ store, chain, log: silentLogger, only: 'token' });
+      await testClient.revert({ id: snapshot });
+      await pay('new-branch', 8);
+      await testClient.mine({ blocks: 6 });
+      const snapshotOf = async () => ({
+        cursors: await store.read(`SELECT block_number::VARCHAR AS b, block_hash FROM ingest_cursors ORDER BY b, block_hash`),
+        transfers: await store.read(`SELECT tx_hash, log_index FROM token_transfers ORDER BY tx_hash, log_index`),
+        blocks: await store.read(`SELECT block_number::VARCHAR AS b, block_hash FROM chain_blocks ORDER BY b`),
+      });
+      const before = await snapshotOf();
+      // No reorg check first (as when the chain reorgs while a run is under way).
+      const rpc = createChainRpc(chain);
+      await expect(
+        ingestSource({ store, fetchChunk: localChunkFetcher(() => rpc), chain, source: sourceOf(chain, 'token'), log: silentLogger, head: await rpc.getBlockNumber() }),
+      ).rejects.toBeInstanceOf(ChunkDoesNotFollowError);
+      expect(await snapshotOf()).toEqual(before);
+      // The next run's reorg check sorts it out.
+      await ingestChain({ store, chain, log: silentLogger, only: 'token' });
       expect(await balancesFromStore(store, devnet.accounts[9]!.address)).toBe(0n);
       expect(await balancesFromStore(store, devnet.accounts[8]!.address)).toBe(1_000_000n);
     } finally {
