@@ -15,6 +15,7 @@ import { ingestSource } from '../pipeline/ingest/ingest-source.ts';
 import { localChunkFetcher, sourceOf } from '../pipeline/ingest/fetch-chunk.ts';
 import { refreshFacilitators } from '../pipeline/chain/facilitators.ts';
 import { tempDataDir } from './helpers/temp.ts';
+import { RangeTooLargeError } from '../pipeline/chain/rpc.ts';
 import { storedAddressFacts, storedAgents, storedCounts, storedFeedback, truthAddressFacts, truthAgents, truthFeedback } from './helpers/ground-truth.ts';
 
 describe('ingestion equals the simulator ground truth', () => {
@@ -132,6 +133,16 @@ describe('ingestion equals the simulator ground truth', () => {
       const grew = sizes.slice(1, -1).some((n, i) => n > sizes[i]!);
       expect(grew, `range sizes ${sizes.join(',')}`).toBe(true);
       expect(Math.max(...sizes)).toBe(8);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('gives up with the provider\'s error when it refuses even a one-block range', { timeout: 30_000 }, async () => {
+    // maxResults 0: every range holding a log is refused, down to a single block.
+    const proxy = await startFaultyRpcProxy({ target: devnet.rpcUrl, seed: 'refuse-all', faultRate: 0, maxResults: 0 });
+    try {
+      await expect(tokenRanges({ ...chain, rpcUrl: proxy.url, maxBlockRange: 8 })).rejects.toBeInstanceOf(RangeTooLargeError);
     } finally {
       await proxy.close();
     }
