@@ -21,6 +21,16 @@ beforeAll(async () => {
     async (req, res) => {
       const url = new URL(req.url ?? '/', 'https://x');
       const hops = /^\/hops\/(\d+)$/.exec(url.pathname);
+      // A JSON object of exactly N bytes (padded with spaces), chunked.
+      const sized = /^\/sized\/(\d+)$/.exec(url.pathname);
+      if (sized) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end('{' + ' '.repeat(Number(sized[1]) - 2) + '}');
+      }
+      if (url.pathname === '/slower-than-default') {
+        await sleep(5_600);
+        return sendJson(res, registration);
+      }
       if (hops) {
         const left = Number(hops[1]);
         res.writeHead(302, { location: left > 1 ? `/hops/${left - 1}` : '/agent.json' });
@@ -110,6 +120,16 @@ describe('fetchRegistrationFile over https', () => {
     expect(chunked).toMatchObject({ ok: false, status: 'too_large' });
     const declared = await fetchRegistrationFile(`${origin.origin}/big-declared`, options);
     expect(declared).toMatchObject({ ok: false, status: 'too_large' });
+  });
+
+  it('limits a file to 256 KiB and 5 s by default', { timeout: 15_000 }, async () => {
+    const { ca, ipfsGateway } = options;
+    const defaults: FetchOptions = { allowPrivateAddresses: true, ca, ipfsGateway };
+    expect(await fetchRegistrationFile(`${origin.origin}/sized/${256 * 1024}`, defaults)).toMatchObject({ ok: true, body: {} });
+    expect(await fetchRegistrationFile(`${origin.origin}/sized/${256 * 1024 + 1}`, defaults)).toMatchObject({ ok: false, status: 'too_large' });
+    const started = Date.now();
+    expect(await fetchRegistrationFile(`${origin.origin}/slower-than-default`, defaults)).toMatchObject({ ok: false, status: 'timeout' });
+    expect(Date.now() - started).toBeLessThan(5_500);
   });
 
   it('follows redirects up to maxRedirects and refuses more', async () => {
