@@ -24,10 +24,22 @@ describe('createRpc retry policy', () => {
   const proxies: FaultyRpcProxy[] = [];
   let notFound: LoopbackServer;
   let notFoundHits = 0;
+  // Answers every other eth_getLogs with a rate-limit error worded like a range error (HTTP 200), the rest with no logs.
+  let wordy: LoopbackServer;
+  let wordyHits = 0;
   // Answers eth_blockNumber with 16, every other request refused with a plain HTTP 429 and Retry-After: 1.
   let limited: LoopbackServer;
   let limitedHits = 0;
   beforeAll(async () => {
+    wordy = await startLoopbackServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number } | { id: number }[];
+      const limitedNow = wordyHits++ % 2 === 0;
+      const answer = (call: { id: number }) =>
+        limitedNow ? { jsonrpc: '2.0', id: call.id, error: { code: -32005, message: 'daily request rate limit exceeded' } } : { jsonrpc: '2.0', id: call.id, result: [] };
+      sendJson(res, Array.isArray(body) ? body.map(answer) : answer(body));
+    });
     limited = await startLoopbackServer(async (req, res) => {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -63,6 +75,12 @@ describe('createRpc retry policy', () => {
     expect(rpc.stats).toEqual({ requests: 2, retries: 1 });
     // Retry-After: 1 means a second, not the millisecond of jitter the backoff alone would wait.
     expect(elapsed).toBeGreaterThanOrEqual(950);
+  });
+
+  it('retries a rate-limited eth_getLogs even when the wording looks like a range error', async () => {
+    const rpc = createRpc({ url: wordy.origin, baseDelayMs: 1 });
+    expect(await rpc.getLogs({ address: '0x0000000000000000000000000000000000000001', events: tokenEvents, fromBlock: 0n, toBlock: 5n })).toEqual([]);
+    expect(rpc.stats).toEqual({ requests: 2, retries: 1 });
   });
 
   it('reports a timed-out eth_getLogs as a range too large, at once; other calls are retried up to maxAttempts', async () => {
