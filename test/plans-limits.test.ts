@@ -69,6 +69,18 @@ describe('plans, limits and usage over HTTP', () => {
     expect(plans.growth).toMatchObject({ monthlyPriceUsd: 199, includedCalls: 500_000, overagePerCallUsd: 0.0004, ratePerMinute: 600 });
     expect(plans.scale).toMatchObject({ monthlyPriceUsd: 999, includedCalls: 5_000_000, overagePerCallUsd: 0.0003, ratePerMinute: 1_200 });
     expect(plans.enterprise).toMatchObject({ monthlyPriceUsd: null, includedCalls: null, overageByContract: true });
+    // Every column of the README's table ("Plans and limits"): rates per minute and per second, cache
+    // TTL and batch size, for each plan (pro carries growth's numbers).
+    const table = Object.fromEntries(planNames.map((name) => [name, [plans[name].ratePerMinute, plans[name].ratePerSecond, plans[name].cacheTtlSeconds, plans[name].batchMaxAddresses]]));
+    expect(table).toEqual({
+      free: [60, 1, 300, 0],
+      starter: [300, 10, 60, 100],
+      growth: [600, 20, 60, 100],
+      pro: [600, 20, 60, 100],
+      scale: [1_200, 40, 60, 100],
+      enterprise: [6_000, 100, 60, 100],
+    });
+    expect(plans.pro).toMatchObject({ monthlyPriceUsd: 199, includedCalls: 500_000, overagePerCallUsd: 0.0004 });
     for (const plan of planNames) {
       for (const e of entitlementNames) {
         const expected = plan === 'free' ? false : e === 'ip_allowlists' || e === 'signed_responses' || e === 'custom_limits' ? plan === 'enterprise' : true;
