@@ -71,6 +71,16 @@ describe('POST /v1/reputation:batch', () => {
     expect(body.error.code).toBe('payment_required');
   });
 
+  it('answers a batch of exactly 100 addresses (the paid plans\' batch size), counting 100 calls', async () => {
+    const before = await batch(keys.starter, { addresses: [payee] });
+    const used = Number(before.headers.get('x-quota-used'));
+    const full = await batch(keys.starter, { addresses: Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? payee : solana)) });
+    expect(full.status).toBe(200);
+    expect(full.body.count).toBe(100);
+    expect(full.body.results.every((r: { status: number }) => r.status === 200)).toBe(true);
+    expect(Number(full.headers.get('x-quota-used'))).toBe(used + 100);
+  });
+
   it('refuses more than 100 addresses, an empty list, unknown fields, non-JSON and oversized bodies', async () => {
     const tooMany = await batch(keys.growth, { addresses: Array.from({ length: 101 }, () => payee) });
     expect(tooMany.status).toBe(400);
