@@ -72,6 +72,13 @@ describe('reputation lookups: status and the view variant', () => {
     expect(status).toBe(200);
     expect(body.score).toEqual({ value: null, grade: null, scored_at: null, status: 'known_unscored', version: 'v1' });
     expect(body.chains).toEqual([]);
+    expect(body.subject).toEqual({ address, chains: [] });
+    // The free plan's record is redacted here too: no subject (an account of its own, so the
+    // shared free key's one request per second stays with the tests that follow).
+    const free = await lookup(address, (await createAccount(server.store, { plan: 'free' }, server.keys)).api_key);
+    expect(free.status).toBe(200);
+    expect(free.body.score).toMatchObject({ status: 'known_unscored' });
+    expect('subject' in free.body).toBe(false);
     // Scoring it on demand gives it a minimal record on the default chain.
     await (await server.jobs.run('score', { address })).done;
     const scored = (await lookup(address, keys.paid)).body;
