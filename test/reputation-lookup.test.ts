@@ -137,6 +137,11 @@ describe('reputation lookups: status and the view variant', () => {
     expect(body.factors.recency.raw.days_since_last_seen).toBe(Math.floor((now.getTime() - Date.parse('2025-11-03T10:15:00Z')) / 86_400_000));
     expect(body.metrics).toMatchObject({ total_transactions: 1, first_seen: '2025-11-03T10:15:00Z', avg_latency_ms: null });
     expect(body).toMatchObject({ identity: null, attestation: { status: 'none' }, billing: { tier: 'growth' } });
+    // billing.tier is the caller's plan, whichever paid plan it is.
+    for (const plan of ['starter', 'enterprise'] as const) {
+      const { api_key } = await createAccount(server.store, { plan }, server.keys);
+      expect((await lookup(payee, api_key, '?view=full')).body.billing).toEqual({ tier: plan });
+    }
   });
 
   it('the policy decides: a lenient one allows, and preview follows it', async () => {
