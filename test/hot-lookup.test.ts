@@ -189,6 +189,10 @@ describe('hot path of cached lookups', () => {
     expect(meter.prepare({ accountId, ...owner }, 1)).toBeDefined();
     await meter.close();
     expect(meter.prepare({ accountId, ...owner }, 1)).toBeUndefined();
+    // Koa's count() refuses too (503 unavailable), so no call is served after the last flush and lost.
+    await expect(meter.count({ accountId, ...owner }, 1)).rejects.toMatchObject({ code: 'unavailable', status: 503 });
+    const [row] = await server.store.read(`SELECT sum(calls)::BIGINT AS calls FROM usage_counts WHERE account_id = $1`, [accountId]);
+    expect(Number(row!.calls)).toBe(1);
   });
 
   it('counts one call per lookup whichever path answers, and leaves refusals to Koa without counting them', async () => {
