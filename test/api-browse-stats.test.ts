@@ -526,3 +526,38 @@ describe('health: degraded and unhealthy', () => {
     }
   });
 });
+
+describe('legacy identified: the default page size', () => {
+  const dataDir = tempDataDir('browse-identified');
+  const identified = 52;
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0' }), silentLogger);
+    // 52 agents on base, each with an owner of its own and paid once there: 52 identified wallets.
+    await server.store.write(async (tx) => {
+      for (let i = 1; i <= identified; i++) {
+        const owner = addr('a1', i);
+        await tx.run(`INSERT INTO imported_agents VALUES ('imp_test', 'base', $1, $2, $3, $4, 100, NULL, NULL)`, [registry, String(i), owner, `https://agent${i}.example/agent.json`]);
+        const payer = addr('d1', i);
+        await tx.run(
+          `INSERT INTO imported_transfers VALUES ('imp_test', 'base', $1, TIMESTAMP '2025-11-03 10:00:00', $2, 0, $3, $4, $5, 2500000, $4, true)`,
+          [1000 + i, `0x${i.toString(16).padStart(64, 'e')}`, usdc, payer, owner],
+        );
+      }
+    });
+    await (await server.jobs.run('score', {})).done;
+  });
+  afterAll(() => server?.close());
+
+  it('without a limit answers 50 wallets (spec 4.11: default 50), total counting them all', async () => {
+    const res = await fetch(`${server.url}/api/v1/x402/identified`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { total: number; wallets: unknown[] };
+    expect(body.total).toBe(identified);
+    expect(body.wallets).toHaveLength(50);
+    const all = (await (await fetch(`${server.url}/api/v1/x402/identified?limit=200`)).json()) as { wallets: unknown[] };
+    expect(all.wallets).toHaveLength(identified);
+    expect(body.wallets).toEqual(all.wallets.slice(0, 50));
+  });
+});
