@@ -350,6 +350,15 @@ describe('stats, agent browse, legacy endpoints, health', () => {
     const { body } = await get(`/v1/reputation/${ownerOf(1)}`);
     expect([...body.subject.chains].sort()).toEqual(['base', 'ethereum', 'optimism']);
     expect(body.operator_score.chains_active).toEqual(['base', 'ethereum']);
+    // ?chain= keeps only that chain in chains and agents (spec 4.1): owner 1's agents 1, 2, 4 are on
+    // base, agent 3 on ethereum.
+    for (const chain of ['base', 'ethereum']) {
+      const filtered = (await get(`/v1/reputation/${ownerOf(1)}?chain=${chain}`)).body;
+      expect(filtered.chains.map((c: any) => c.chain), chain).toEqual([chain]);
+      expect(filtered.agents.map((a: any) => [a.chain, Number(a.token_id)]).sort(), chain).toEqual(
+        [1, 2, 3, 4].filter((i) => chainOf(i) === chain).map((i) => [chain, i]).sort(),
+      );
+    }
   });
 
   it('legacy identified lists paid agent payment addresses with their agent', async () => {
