@@ -54,6 +54,11 @@ describe('IP allowlist normalisation and matching', () => {
     for (const bad of ['', 'localhost', '203.0.113.0/33', '300.1.1.1', '2001:db8::/129', '10.0.0.0/8/8', 'fe80::1%eth0']) {
       expect(() => normaliseAllowlist([bad]), bad).toThrow();
     }
+    // At most 100 networks per key (README), counted after de-duplication.
+    const networks = (n: number) => Array.from({ length: n }, (_, i) => `10.0.${i}.0/24`);
+    expect(normaliseAllowlist(networks(100))).toHaveLength(100);
+    expect(normaliseAllowlist([...networks(100), '10.0.0.7/24'])).toHaveLength(100);
+    expect(() => normaliseAllowlist(networks(101))).toThrow(/at most 100 networks per key/);
   });
 
   it('matches IPv4 peers, their IPv4-mapped IPv6 form, and IPv6 peers', () => {
