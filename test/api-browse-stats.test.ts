@@ -350,6 +350,11 @@ describe('stats, agent browse, legacy endpoints, health', () => {
     const { body } = await get(`/v1/reputation/${ownerOf(1)}`);
     expect([...body.subject.chains].sort()).toEqual(['base', 'ethereum', 'optimism']);
     expect(body.operator_score.chains_active).toEqual(['base', 'ethereum']);
+    // The free plan's record redacts the operator score to its score and grade (spec 2.7: paid adds
+    // agent_count and chains_active).
+    const free = (await createAccount(server.store, { plan: 'free' }, server.keys)).api_key;
+    const redacted = (await (await fetch(`${server.url}/v1/reputation/${ownerOf(1)}`, { headers: { 'X-API-Key': free } })).json()) as any;
+    expect(redacted.operator_score).toEqual({ score: body.operator_score.score, grade: body.operator_score.grade });
     // ?chain= keeps only that chain in chains and agents (spec 4.1): owner 1's agents 1, 2, 4 are on
     // base, agent 3 on ethereum.
     for (const chain of ['base', 'ethereum']) {
