@@ -54,8 +54,8 @@ describe('per-IP rate limits of the routes without a key', () => {
 
     second();
     expect(await get('/docs')).toMatchObject({ status: 200, remaining: '1' });
-    // Unknown paths under /api/ count too (a scan is limited like the endpoints).
-    expect(await get('/api/v1/nope')).toMatchObject({ status: 404, code: 'not_found', remaining: '0' });
+    // Unknown paths anywhere under /api/ count too, not only under /api/v1 (a scan is limited like the endpoints).
+    expect(await get('/api/v2/nope')).toMatchObject({ status: 404, code: 'not_found', remaining: '0' });
     second();
     const minute = await get('/api/v1/x402/browse');
     expect(minute).toMatchObject({ status: 429, code: 'rate_limited', limit: '4', remaining: '0', reset: minuteReset });
