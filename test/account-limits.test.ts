@@ -137,6 +137,24 @@ describe('enterprise custom limits', () => {
     expect(report.current).toMatchObject({ status: 'open', calls: 1, included: 10, overage_calls: 0 });
   });
 
+  it('a closed cycle is billed by the included calls in force when its calls were last counted, also when they changed between flushes', async () => {
+    const { id, api_key } = await createAccount(server.store, { plan: 'enterprise' }, server.keys);
+    expect((await limits(['--account', id, '--quota', '2'])).code).toBe(0);
+    const [created] = await server.store.read(`SELECT epoch_ms(created_at) AS ms FROM accounts WHERE id = $1`, [id]);
+    const first = cycleAt(new Date(Number(created!.ms)), now);
+    now = new Date(now.getTime() + 60_000);
+    for (const used of ['1', '2']) expect((await lookup(api_key)).used).toBe(used);
+    // Within the same flush interval (none runs here), the contract moves to 5 calls, and one more is counted.
+    expect((await limits(['--account', id, '--quota', '5'])).code).toBe(0);
+    expect(await lookup(api_key)).toMatchObject({ quota: '5', used: '3' });
+    now = new Date(first.end.getTime() + 5_000);
+    expect(await lookup(api_key)).toMatchObject({ quota: '5', used: '1' });
+    const report = JSON.parse((await runCli(['usage', '--account', id, '--json'], env)).stdout.trim().split('\n').at(-1)!);
+    expect(report.past).toEqual([
+      { cycle_start: first.start.toISOString(), cycle_end: first.end.toISOString(), status: 'closed', plan: 'enterprise', calls: 3, included: 5, overage_calls: 0, overage_usd: null },
+    ]);
+  });
+
   it('migration 023 gives the counts made before it the override they were billed by until then', async () => {
     const instance = await DuckDBInstance.create(':memory:');
     const conn = await instance.connect();
