@@ -72,8 +72,10 @@ describe('stats, agent browse, legacy endpoints, health', () => {
   const dataDir = tempDataDir('browse-stats');
   let server: RunningServer;
   let key: string;
+  let startedAt = 0;
 
   beforeAll(async () => {
+    startedAt = Date.now();
     server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0' }), silentLogger);
     key = (await createAccount(server.store, { plan: 'enterprise' }, server.keys)).api_key;
   });
@@ -483,6 +485,10 @@ describe('stats, agent browse, legacy endpoints, health', () => {
     });
     expect(body.scoring.age_seconds).toBeLessThan(600);
     expect(body.scoring.last_scored_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    // Whole seconds since the server started, not milliseconds.
+    expect(Number.isInteger(body.uptime_seconds)).toBe(true);
+    expect(body.uptime_seconds).toBeGreaterThanOrEqual(0);
+    expect(body.uptime_seconds).toBeLessThanOrEqual(Math.ceil((Date.now() - startedAt) / 1000));
   });
 });
 
