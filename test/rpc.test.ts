@@ -27,9 +27,11 @@ describe('createRpc retry policy', () => {
   // Answers every other eth_getLogs with a rate-limit error worded like a range error (HTTP 200), the rest with no logs.
   let wordy: LoopbackServer;
   let wordyHits = 0;
-  // Answers eth_blockNumber with 16, every other request refused with a plain HTTP 429 and Retry-After: 1.
+  // Answers eth_blockNumber with 16, every other request refused with HTTP 429 and Retry-After: 1,
+  // its body plain text or one JSON-RPC error object (as Alchemy sends, even to a batch).
   let limited: LoopbackServer;
   let limitedHits = 0;
+  let limitedBody: 'text' | 'json-rpc error' = 'text';
   beforeAll(async () => {
     wordy = await startLoopbackServer(async (req, res) => {
       const chunks: Buffer[] = [];
@@ -43,11 +45,16 @@ describe('createRpc retry policy', () => {
     limited = await startLoopbackServer(async (req, res) => {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number } | { id: number }[];
       if (limitedHits++ % 2 === 0) {
-        res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '1' }).end('Too Many Requests');
+        if (limitedBody === 'text') res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '1' }).end('Too Many Requests');
+        else {
+          const id = Array.isArray(body) ? body[0]!.id : body.id;
+          const error = { jsonrpc: '2.0', id, error: { code: 429, message: 'Your app has exceeded its compute units per second capacity.' } };
+          res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify(error));
+        }
         return;
       }
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number } | { id: number }[];
       const answer = (call: { id: number }) => ({ jsonrpc: '2.0', id: call.id, result: '0x10' });
       sendJson(res, Array.isArray(body) ? body.map(answer) : answer(body));
     });
@@ -67,7 +74,8 @@ describe('createRpc retry policy', () => {
     return p;
   };
 
-  it('waits the Retry-After of an HTTP 429 before trying again, however small its own backoff', async () => {
+  it.each(['text', 'json-rpc error'] as const)('waits the Retry-After of an HTTP 429 (%s body) before trying again, however small its own backoff', async (shape) => {
+    limitedBody = shape;
     const rpc = createRpc({ url: limited.origin, baseDelayMs: 1 });
     const started = performance.now();
     expect(await rpc.getBlockNumber()).toBe(16n);
