@@ -80,6 +80,11 @@ describe('reputation devnet + ingest + score without a server', () => {
       expect(ingest.code).toBe(0);
       expect(ingest.stdout).toMatch(/devnet\s+token\s+0\s+\d+\s+\d+/);
       expect(ingest.stdout).toMatch(/devnet\s+identity\s+0/);
+      // fromBlock, toBlock and the count of blocks read: a second ingest finds none.
+      const [, from, to, blocks] = /devnet\s+token\s+(\d+)\s+(\d+)\s+(\d+)/.exec(ingest.stdout)!;
+      expect(Number(blocks)).toBe(Number(to) - Number(from) + 1);
+      const again = await runCli(['ingest'], env);
+      expect(again.stdout).toMatch(new RegExp(`devnet\\s+token\\s+${Number(to) + 1}\\s+${to}\\s+0\\s+0\\s`));
       // Not a terminal: progress comes as plain lines (blocks done of total, logs/s, ETA).
       expect(ingest.stderr).toMatch(/^progress 100% (\d+)\/\1 blocks \d+\/s ETA 0s devnet\/token \d+ logs$/m);
       // A scoring run is exported for analysts at once; `reputation sql` reads that export, not the database.

@@ -30,6 +30,8 @@ export interface SourceResult {
   source: string;
   fromBlock: string;
   toBlock: string;
+  /** Blocks in fromBlock..toBlock: 0 when nothing new was confirmed (toBlock is then below fromBlock). */
+  blocks: number;
   logs: number;
   chunks: number;
   rangeShrinks: number;
@@ -51,7 +53,7 @@ export async function ingestSource(deps: {
   const cursor = await readCursor(store, chain.name, source.name);
   const from = cursor ? cursor.block + 1n : source.startBlock;
   const maxRange = BigInt(chain.maxBlockRange);
-  const result: SourceResult = { chain: chain.name, source: source.name, fromBlock: from.toString(), toBlock: target.toString(), logs: 0, chunks: 0, rangeShrinks: 0 };
+  const result: SourceResult = { chain: chain.name, source: source.name, fromBlock: from.toString(), toBlock: target.toString(), blocks: from <= target ? Number(target - from + 1n) : 0, logs: 0, chunks: 0, rangeShrinks: 0 };
   const started = performance.now();
 
   // The next range is fetched while the current one is written, so RPC and DuckDB overlap.
