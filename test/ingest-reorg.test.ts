@@ -116,16 +116,29 @@ describe('reorg handling', () => {
   });
 });
 
-describe('reorg seen by one source only', () => {
-  it('rolls back a source that stored the old branch even when another stored the new one', async () => {
-    const devnet = await startDevnet({ port: 0 });
-    const store = await openStore({ dataDir: tempDataDir('reorg-sources') });
-    try {
-      const { testClient, publicClient, walletClient } = devnetClients(devnet);
-      const chain = { ...loadConfig({ RPC_URL_DEVNET: devnet.rpcUrl }).chains.devnet!, maxBlockRange: 4 };
-      const pay = async (label: string, to: number) =>
-        payWithAuthorization({ publicClient, walletClient, token: devnet.token.address, payer: devnet.accounts[1]!, to: devnet.accounts[to]!.address, value: 1_000_000n, facilitator: devnet.facilitators[0]!, nonce: keccak256(stringToBytes(label)) });
+/**
+ * A fresh devnet and store, the devnet chain with ranges of 4 blocks, and `pay(label, to)`: a
+ * facilitator-settled payment of 1 USDC from account 1 to account `to`. Both are closed after `body`.
+ */
+async function withSmallRangeDevnet(name: string, body: (t: { devnet: Devnet; store: Store; chain: ReturnType<typeof smallRangeChain>; testClient: ReturnType<typeof devnetClients>['testClient']; pay: (label: string, to: number) => Promise<unknown> }) => Promise<void>): Promise<void> {
+  const devnet = await startDevnet({ port: 0 });
+  const store = await openStore({ dataDir: tempDataDir(name) });
+  try {
+    const { testClient, publicClient, walletClient } = devnetClients(devnet);
+    const pay = (label: string, to: number) =>
+      payWithAuthorization({ publicClient, walletClient, token: devnet.token.address, payer: devnet.accounts[1]!, to: devnet.accounts[to]!.address, value: 1_000_000n, facilitator: devnet.facilitators[0]!, nonce: keccak256(stringToBytes(label)) });
+    await body({ devnet, store, chain: smallRangeChain(devnet), testClient, pay });
+  } finally {
+    await store.close();
+    await devnet.close();
+  }
+}
 
+const smallRangeChain = (devnet: Devnet) => ({ ...loadConfig({ RPC_URL_DEVNET: devnet.rpcUrl }).chains.devnet!, maxBlockRange: 4 });
+
+describe('reorg seen by one source only', () => {
+  it('rolls back a source that stored the old branch even when another stored the new one', () =>
+    withSmallRangeDevnet('reorg-sources', async ({ devnet, store, chain, testClient, pay }) => {
       const snapshot = await testClient.snapshot();
       await pay('old-branch', 9);
       await ingestChain({ store, chain, log: silentLogger, only: 'token' });
@@ -140,22 +153,12 @@ describe('reorg seen by one source only', () => {
       await ingestChain({ store, chain, log: silentLogger });
       expect(await balancesFromStore(store, devnet.accounts[9]!.address)).toBe(0n);
       expect(await balancesFromStore(store, devnet.accounts[8]!.address)).toBe(1_000_000n);
-    } finally {
-      await store.close();
-      await devnet.close();
-    }
-  });
+    }));
 });
 
 describe('a reorg between the reorg check and a range', () => {
-  it('writes nothing when a range does not follow the cursor\'s block: ChunkDoesNotFollowError', async () => {
-    const devnet = await startDevnet({ port: 0 });
-    const store = await openStore({ dataDir: tempDataDir('reorg-under-ingest') });
-    try {
-      const { testClient, publicClient, walletClient } = devnetClients(devnet);
-      const chain = { ...loadConfig({ RPC_URL_DEVNET: devnet.rpcUrl }).chains.devnet!, maxBlockRange: 4 };
-      const pay = async (label: string, to: number) =>
-        payWithAuthorization({ publicClient, walletClient, token: devnet.token.address, payer: devnet.accounts[1]!, to: devnet.accounts[to]!.address, value: 1_000_000n, facilitator: devnet.facilitators[0]!, nonce: keccak256(stringToBytes(label)) });
+  it('writes nothing when a range does not follow the cursor\'s block: ChunkDoesNotFollowError', () =>
+    withSmallRangeDevnet('reorg-under-ingest', async ({ devnet, store, chain, testClient, pay }) => {
       const snapshot = await testClient.snapshot();
       await pay('old-branch', 9);
       await ingestChain({ store, chain, log: silentLogger, only: 'token' });
@@ -178,21 +181,13 @@ describe('a reorg between the reorg check and a range', () => {
       await ingestChain({ store, chain, log: silentLogger, only: 'token' });
       expect(await balancesFromStore(store, devnet.accounts[9]!.address)).toBe(0n);
       expect(await balancesFromStore(store, devnet.accounts[8]!.address)).toBe(1_000_000n);
-    } finally {
-      await store.close();
-      await devnet.close();
-    }
-  });
+    }));
 });
 
 describe('no reorg', () => {
-  it('rolls nothing back when every source\'s newest block is on the node, whatever their heights', async () => {
-    const devnet = await startDevnet({ port: 0 });
-    const store = await openStore({ dataDir: tempDataDir('no-reorg') });
-    try {
-      const { testClient, publicClient, walletClient } = devnetClients(devnet);
-      const chain = { ...loadConfig({ RPC_URL_DEVNET: devnet.rpcUrl }).chains.devnet!, maxBlockRange: 4 };
-      await payWithAuthorization({ publicClient, walletClient, token: devnet.token.address, payer: devnet.accounts[1]!, to: devnet.accounts[9]!.address, value: 1_000_000n, facilitator: devnet.facilitators[0]!, nonce: keccak256(stringToBytes('no-reorg')) });
+  it('rolls nothing back when every source\'s newest block is on the node, whatever their heights', () =>
+    withSmallRangeDevnet('no-reorg', async ({ store, chain, testClient, pay }) => {
+      await pay('no-reorg', 9);
       await ingestChain({ store, chain, log: silentLogger, only: 'token' });
       await testClient.mine({ blocks: 6 });
       // The identity source is ingested further than the token source: both are on the node.
@@ -208,11 +203,7 @@ describe('no reorg', () => {
       const rpc = createChainRpc(chain);
       expect(await rollBackReorg({ store, rpc, chain: 'devnet', log: silentLogger })).toEqual({ reorged: false });
       expect(await state()).toEqual(before);
-    } finally {
-      await store.close();
-      await devnet.close();
-    }
-  });
+    }));
 });
 
 async function balancesFromStore(store: Store, address: Address): Promise<bigint> {
