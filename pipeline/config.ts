@@ -32,7 +32,7 @@ const chainSchema = z.object({
   facilitatorNetwork: z.string().min(1),
 });
 
-/** How old the newest scoring run may be before records are `stale` and the view answers 503 (STALE_AFTER_SECONDS). */
+/** The default of STALE_AFTER_SECONDS (staleAfterSeconds below). */
 export const defaultStaleAfterSeconds = 24 * 60 * 60;
 
 const configSchema = z.object({

@@ -61,9 +61,9 @@ const fatalRpcCodes = new Set([-32700, -32601, 3]);
 const fatalHttpStatuses = new Set([400, 401, 403, 404, 405, 501]);
 
 export function createRpc(options: RpcOptions): Rpc {
-  // Until when the provider asked us to wait (Retry-After of its last 429). Read from the response
-  // itself: a 429 whose body is one JSON-RPC error, not the array a batched request expects,
-  // reaches us as an error that has lost the response's headers.
+  // Until when the provider asked us to wait (Retry-After of its last refusal). Read from the
+  // response itself, not from the error: a 429 whose body is one JSON-RPC error, not the array a
+  // batched request expects, reaches us as an error that has lost the response's headers.
   let retryAfterUntil = 0;
   const client: PublicClient = createPublicClient({
     transport: http(options.url, {
@@ -71,7 +71,7 @@ export function createRpc(options: RpcOptions): Rpc {
       timeout: options.timeoutMs ?? 15_000,
       batch: { batchSize: 100 },
       onFetchResponse: (response) => {
-        const ms = response.status === 429 ? retryAfterHeaderMs(response.headers) : 0;
+        const ms = response.ok ? 0 : retryAfterHeaderMs(response.headers);
         if (ms > 0) retryAfterUntil = Math.max(retryAfterUntil, Date.now() + ms);
       },
     }),
@@ -100,7 +100,7 @@ export function createRpc(options: RpcOptions): Rpc {
         stats.retries++;
         // Exponential backoff with full jitter; honour Retry-After when the provider sends one.
         const backoff = Math.min(baseDelayMs * 2 ** (attempt - 1), 10_000);
-        await sleep(Math.max(retryAfterMs(err), retryAfterUntil - Date.now(), Math.random() * backoff));
+        await sleep(Math.max(retryAfterUntil - Date.now(), Math.random() * backoff));
       }
     }
   }
@@ -167,17 +167,9 @@ function isTimeout(err: unknown): boolean {
   return causes(err).some((e) => (e as Error).name === 'TimeoutError');
 }
 
-function retryAfterMs(err: unknown): number {
-  for (const e of causes(err)) {
-    const ms = retryAfterHeaderMs((e as { headers?: Headers }).headers);
-    if (ms > 0) return ms;
-  }
-  return 0;
-}
-
 /** Retry-After in whole seconds as milliseconds (at most 30 s), or 0. */
-function retryAfterHeaderMs(headers: Headers | undefined): number {
-  const value = headers?.get?.('retry-after');
+function retryAfterHeaderMs(headers: Headers): number {
+  const value = headers.get('retry-after');
   return value && /^\d+$/.test(value) ? Math.min(Number(value) * 1000, 30_000) : 0;
 }
 
