@@ -166,7 +166,7 @@ describe('hot path of cached lookups', () => {
   it('a failure inside it is handed to Koa, which answers 500 in the error format, and the server keeps serving', async () => {
     const { api_key } = await account('scale');
     tick();
-    await lookup(api_key);
+    expect(header((await answeredBy(() => lookup(api_key))).answer, 'X-Quota-Used')).toBe('1');
     const find = server.records.find;
     server.records.find = () => {
       throw new Error('injected fault');
@@ -175,11 +175,15 @@ describe('hot path of cached lookups', () => {
       tick();
       const failed = await answeredBy(() => lookup(api_key));
       expect([failed.hot, failed.answer.status, JSON.parse(failed.answer.body).error.code]).toEqual([false, 500, 'internal_error']);
+      // Koa counted the lookup before the fault; a request the service failed is not billed.
+      expect(header(failed.answer, 'X-Quota-Used')).toBeUndefined();
     } finally {
       server.records.find = find;
     }
     tick();
-    expect(await answeredBy(() => lookup(api_key))).toMatchObject({ hot: true, answer: { status: 200 } });
+    const next = await answeredBy(() => lookup(api_key));
+    expect(next).toMatchObject({ hot: true, answer: { status: 200 } });
+    expect(header(next.answer, 'X-Quota-Used')).toBe('2');
   });
 
   it('leaves a request to Koa once the usage meter is closed (a server stopping)', async () => {
@@ -193,6 +197,22 @@ describe('hot path of cached lookups', () => {
     await expect(meter.count({ accountId, ...owner }, 1)).rejects.toMatchObject({ code: 'unavailable', status: 503 });
     const [row] = await server.store.read(`SELECT sum(calls)::BIGINT AS calls FROM usage_counts WHERE account_id = $1`, [accountId]);
     expect(Number(row!.calls)).toBe(1);
+  });
+
+  it('a charge taken back after a flush leaves its cycle as a negative row, summed with the rest', async () => {
+    const { accountId, ...owner } = (server.keys.verify((await account('scale')).api_key) as { owner: KeyOwner }).owner;
+    const meter = new UsageMeter({ store: server.store, now: () => now, flushIntervalMs: 0 });
+    const sum = async () => {
+      const [row] = await server.store.read(`SELECT sum(calls)::BIGINT AS calls, count(*)::INTEGER AS rows FROM usage_counts WHERE account_id = $1`, [accountId]);
+      return [Number(row!.calls), row!.rows];
+    };
+    const { charge } = await meter.count({ accountId, ...owner }, 3);
+    await meter.flush();
+    expect(await sum()).toEqual([3, 1]);
+    meter.refund(charge);
+    expect((await meter.count({ accountId, ...owner }, 1)).quota).toMatchObject({ used: 1 });
+    await meter.close();
+    expect(await sum()).toEqual([1, 2]);
   });
 
   it('counts one call per lookup whichever path answers, and leaves refusals to Koa without counting them', async () => {

@@ -57,10 +57,15 @@ describe('reputation lookups: status and the view variant', () => {
       const stale = (await lookup(payee, keys.paid)).body;
       expect(stale.score.status).toBe('stale');
       expect(stale.chains[0].score.status).toBe('stale');
+      const usedBefore = Number((await lookup(payee, keys.paid)).headers.get('x-quota-used'));
       logLines.length = 0;
       const variant = await lookup(payee, keys.paid, '?view=summary');
       expect(variant.status).toBe(503);
       expect(variant.body.error.code).toBe('stale_data');
+      // The service failed the request: not billed, and no X-Quota-* headers (spec 4.2: success and 429).
+      expect(variant.headers.get('x-quota-used')).toBeNull();
+      expect(variant.headers.get('x-quota-limit')).toBeNull();
+      expect(Number((await lookup(payee, keys.paid)).headers.get('x-quota-used'))).toBe(usedBefore + 1);
       // An answer the API chose, not a fault: a warning with its code, no error or stack.
       expect(logLines.filter((l) => / (warn|error) /.test(l))).toEqual([expect.stringMatching(/ warn test request refused \{.*"code":"stale_data"/)]);
     } finally {

@@ -4,6 +4,7 @@
 import type { Middleware } from 'koa';
 import { ApiError, type ErrorCode } from '../errors.ts';
 import type { Logger } from '../../pipeline/log.ts';
+import { refundFailedRequest } from '../usage/meter.ts';
 
 const codeForStatus: Record<number, ErrorCode> = {
   400: 'bad_request',
@@ -28,6 +29,7 @@ export function errorMiddleware(log: Logger): Middleware {
       // warning with its message. Anything else is a fault: an error with the stack.
       if (err instanceof ApiError && apiError.status >= 500) log.warn('request refused', { requestId: ctx.state.requestId, path: ctx.path, code: apiError.code, message: apiError.message });
       else if (apiError.status >= 500) log.error('request failed', { requestId: ctx.state.requestId, path: ctx.path, error: String((err as Error)?.stack ?? err) });
+      refundFailedRequest(ctx, apiError.status);
       ctx.status = apiError.status;
       ctx.set(apiError.headers);
       ctx.body = apiError.body();

@@ -83,8 +83,9 @@ function errors(codes: readonly ErrorCode[], options: { apiKey: boolean; metered
     // The per-IP limit of the open routes runs before anything else they do.
     if ((options.apiKey && !beforeLimits) || options.perIp) headers.push(...rateHeaders);
     if (group.includes('rate_limited')) headers.push('Retry-After');
-    // Counted calls carry the quota from the count on, including the errors that come after it.
-    if (options.metered && (group.includes('quota_exceeded') || status === 404 || status >= 500)) headers.push(...quotaHeaders);
+    // Counted calls carry the quota from the count on, including a 404 after it; a 5xx after it is
+    // taken back (api/usage/meter.ts, refundFailedRequest) and carries none.
+    if (options.metered && (group.includes('quota_exceeded') || status === 404)) headers.push(...quotaHeaders);
     if (options.apiKey) headers.push(...signed);
     out[status] = { description: group.map((c) => errorMeanings[c] ?? c).join('; '), body: s.errorBody(group), headers, errorCodes: group };
   }

@@ -4,7 +4,8 @@
 // A crash loses at most the counts of one flush interval; a clean stop loses none.
 //
 // Routes call `await meter(ctx, calls)` BEFORE doing the work: a reputation lookup is 1 call, a
-// batch is one call per address; /health, /v1/stats and the legacy endpoints never call it.
+// batch is one call per address; /health, /v1/stats and the legacy endpoints never call it. A
+// request the service then fails (a 5xx) is taken back by the error middleware (refundFailedRequest).
 // Plans with a quota get X-Quota-Limit / X-Quota-Used / X-Quota-Reset (ISO-8601 end of the cycle;
 // `never` for a quota without a period, which no plan has today) on success and on 429
 // quota_exceeded; plans without a quota (enterprise) get none. Free stops at its included calls
@@ -104,7 +105,7 @@ export class UsageMeter {
    * its plan stops at the quota and the calls do not fit (a batch is refused whole). Returns the
    * quota after counting, or null for plans without one.
    */
-  async count(account: MeteredAccount, calls: number): Promise<QuotaState | null> {
+  async count(account: MeteredAccount, calls: number): Promise<{ charge: Charge; quota: QuotaState | null }> {
     if (this.closed) throw new ApiError('unavailable', 'the server is shutting down');
     const now = this.now();
     const counter = this.currentCounter(account.accountId, now) ?? (await this.loadCurrentCounter(account.accountId, now));
@@ -119,7 +120,7 @@ export class UsageMeter {
         quotaHeaders(quota),
       );
     }
-    return this.commit(charge);
+    return { charge, quota: this.commit(charge) };
   }
 
   /**
@@ -146,6 +147,15 @@ export class UsageMeter {
       pending.includedCallsOverride = includedCallsOverride;
     } else this.pending.set(counter, { counter, plan: account.plan, includedCallsOverride, calls });
     return limit === null ? null : { limit, used: counter.used, reset: counter.reset };
+  }
+
+  /**
+   * Takes back an accepted charge: the request it paid for failed on the service's side (a 5xx).
+   * The same counter, so a charge taken back after its cycle ended still leaves that cycle; a
+   * flush in between writes the calls taken back as a negative row (usage_counts is summed).
+   */
+  refund({ counter, account, calls }: Charge): void {
+    this.commit({ counter, account, calls: -calls, limit: null });
   }
 
   /** The account's counter when the clock is still inside the cycle it was last counted in. */
@@ -248,6 +258,8 @@ export function quotaHeaders(quota: QuotaState): Record<string, string> {
 
 export interface UsageState extends AuthState {
   usage?: UsageMeter;
+  /** What meter() counted for this request, for refundFailedRequest(). */
+  charge?: Charge;
 }
 
 /**
@@ -255,8 +267,22 @@ export interface UsageState extends AuthState {
  * quota_exceeded when a hard quota would be passed, and sets the X-Quota-* headers.
  */
 export async function meter(ctx: ParameterizedContext<AuthState>, calls: number): Promise<void> {
-  const usage = (ctx.state as UsageState).usage;
-  if (!usage) throw new Error('meter() needs the usage middleware (api/usage/middleware.ts) in front of the route');
-  const quota = await usage.count(ctx.state.account, calls);
+  const state = ctx.state as UsageState;
+  if (!state.usage) throw new Error('meter() needs the usage middleware (api/usage/middleware.ts) in front of the route');
+  const { charge, quota } = await state.usage.count(ctx.state.account, calls);
+  state.charge = charge;
   if (quota) ctx.set(quotaHeaders(quota));
+}
+
+/**
+ * A request the service failed (a 5xx: stale_data, unavailable, a fault) after meter() counted it
+ * is not billed: its calls are taken back, and its answer carries no X-Quota-* headers (spec 4.2:
+ * they go with a success or a 429). Called by the error middleware.
+ */
+export function refundFailedRequest(ctx: ParameterizedContext, status: number): void {
+  const state = ctx.state as UsageState;
+  if (status < 500 || !state.charge || !state.usage) return;
+  state.usage.refund(state.charge);
+  state.charge = undefined;
+  for (const header of ['X-Quota-Limit', 'X-Quota-Used', 'X-Quota-Reset']) ctx.remove(header);
 }
