@@ -31,9 +31,11 @@ export async function startSimulatedDevnet(config: Config, opts: Omit<DevnetComm
       throw err;
     },
   );
-  // Where a fetcher in another process can find the certificate to trust.
+  // Where a fetcher in another process can find the certificate to trust: named by the devnet's
+  // port, which no other devnet can hold, so a second devnet on the same DATA_DIR (another
+  // DEVNET_PORT) does not replace the certificate a running demo's fetcher trusts.
   mkdirSync(config.dataDir, { recursive: true });
-  const caFile = path.join(config.dataDir, 'devnet-ca.pem');
+  const caFile = path.join(config.dataDir, `devnet-${new URL(devnet.rpcUrl).port}-ca.pem`);
   writeFileSync(caFile, simulation.registrationServer.caPem);
   return {
     devnet,

@@ -73,7 +73,13 @@ describe('reputation devnet + ingest + score without a server', () => {
     const truthFile = path.join(dataDir, 'truth.json');
     const devnet = startCommand(['devnet', '--agents', '10', '--payments', '60', '--seed', 'cli-test', '--truth', truthFile], cliEnv(dataDir, { DEVNET_PORT: '0' }), /ingest it with: /);
     try {
-      const rpcUrl = /RPC_URL_DEVNET=(\S+)/.exec(await devnet.ready)![1]!;
+      const printed = await devnet.ready;
+      const rpcUrl = /RPC_URL_DEVNET=(\S+)/.exec(printed)![1]!;
+      // The registration server's certificate, named by the devnet's port: a second devnet on the
+      // same DATA_DIR does not replace the one a running demo trusts.
+      const caFile = / trust (\S+) /.exec(printed)![1]!;
+      expect(caFile).toBe(path.join(dataDir, `devnet-${new URL(rpcUrl).port}-ca.pem`));
+      expect(readFileSync(caFile, 'utf8')).toMatch(/^-----BEGIN CERTIFICATE-----/);
       const truth = JSON.parse(readFileSync(truthFile, 'utf8')) as { totals: { candidate: number; agents: number }; addresses: Record<string, unknown> };
       const env = cliEnv(dataDir, { RPC_URL_DEVNET: rpcUrl });
       const ingest = await runCli(['ingest'], env);
