@@ -69,6 +69,10 @@ beforeAll(async () => {
         case '/to-file':
           res.writeHead(307, { location: 'file:///etc/passwd' });
           return void res.end();
+        case '/unavailable':
+          return sendJson(res, { error: 'maintenance' }, 503);
+        case '/busy':
+          return sendJson(res, { error: 'slow down' }, 429);
         case '/html':
           res.writeHead(200, { 'content-type': 'text/html' });
           return void res.end('<!doctype html><p>not json</p>');
@@ -101,8 +105,10 @@ describe('fetchRegistrationFile over https', () => {
     expect(await fetchRegistrationFile(`${origin.origin}/with-bom.json`, options)).toMatchObject({ ok: true, body: registration });
   });
 
-  it('reports HTTP errors and non-JSON bodies', async () => {
-    expect(await fetchRegistrationFile(`${origin.origin}/missing.json`, options)).toMatchObject({ ok: false, status: 'http_error' });
+  it('reports HTTP errors (5xx and 429 apart: transient) and non-JSON bodies', async () => {
+    expect(await fetchRegistrationFile(`${origin.origin}/missing.json`, options)).toMatchObject({ ok: false, status: 'http_error', error: expect.stringMatching(/^HTTP 404 /) });
+    expect(await fetchRegistrationFile(`${origin.origin}/unavailable`, options)).toMatchObject({ ok: false, status: 'server_error', error: expect.stringMatching(/^HTTP 503 /) });
+    expect(await fetchRegistrationFile(`${origin.origin}/busy`, options)).toMatchObject({ ok: false, status: 'server_error', error: expect.stringMatching(/^HTTP 429 /) });
     expect(await fetchRegistrationFile(`${origin.origin}/html`, options)).toMatchObject({ ok: false, status: 'invalid_json' });
   });
 

@@ -32,7 +32,10 @@ export const fetchDefaults = {
 } as const;
 
 export type FetchFailureStatus =
+  /** A 4xx other than 429: the file is not there for us. */
   | 'http_error'
+  /** A 5xx or 429: the server cannot answer now. Transient, like timeout and network_error. */
+  | 'server_error'
   | 'timeout'
   | 'too_large'
   | 'invalid_json'
@@ -97,7 +100,7 @@ export async function safeGet(url: string, options: SafeGetOptions): Promise<Htt
       }
       if (status < 200 || status >= 300) {
         response.destroy();
-        return failure('http_error', `HTTP ${status} from ${current.href}`);
+        return failure(status >= 500 || status === 429 ? 'server_error' : 'http_error', `HTTP ${status} from ${current.href}`);
       }
       const body = await readBody(response, o.maxBytes, o.truncate ?? false, deadline.signal);
       if (body === 'too_large') return failure('too_large', `body larger than ${o.maxBytes} bytes`);

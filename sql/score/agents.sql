@@ -43,10 +43,20 @@ newest_uri AS (
   SELECT DISTINCT ON (chain, agent_id) chain, agent_id, new_uri
     FROM agent_rows('agent_uri_updates') ORDER BY chain, agent_id, block_number DESC, log_index DESC
 ),
-newest_file AS (
+fetches AS (          -- with when the same URI last answered (a file, or a definite failure)
+  SELECT *, fetch_status IN ('timeout', 'network_error', 'server_error') AS transient,
+         max(CASE WHEN fetch_status NOT IN ('timeout', 'network_error', 'server_error') THEN fetched_at END)
+           OVER (PARTITION BY chain, agent_id, agent_uri ORDER BY fetched_at) AS answered_at
+    FROM agent_rows('registration_files')
+),
+newest_file AS (      -- a transient failure does not replace what the same URI answered in the 7
+                      -- days before it: a server down for an hour must not cost the agent its
+                      -- identity until the next fetch a day later; failing for longer, it counts
   SELECT DISTINCT ON (chain, agent_id) *,
          from_json(services, '[{"name": "VARCHAR", "endpoint": "VARCHAR"}]') AS service_list
-    FROM agent_rows('registration_files') ORDER BY chain, agent_id, fetched_at DESC
+    FROM fetches
+   WHERE NOT transient OR answered_at IS NULL OR answered_at < fetched_at - INTERVAL 7 DAY
+   ORDER BY chain, agent_id, fetched_at DESC
 ),
 newest_evidence AS (
   SELECT DISTINCT ON (chain, agent_id) * FROM agent_rows('agent_evidence') ORDER BY chain, agent_id, checked_at DESC
