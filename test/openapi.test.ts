@@ -10,7 +10,7 @@ import type Router from '@koa/router';
 import { loadConfig } from '../pipeline/config.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
-import { createAccount } from '../api/accounts.ts';
+import { apiKeyPrefix, createAccount } from '../api/accounts.ts';
 import { createApp } from '../api/app.ts';
 import { createResponseSigner } from '../api/security/signing.ts';
 import { operations, type HeaderName, type Operation } from '../api/openapi/operations.ts';
@@ -69,6 +69,8 @@ describe('the OpenAPI document', () => {
       }
     }
     expect(Object.values(doc.paths).reduce((n, methods) => n + Object.keys(methods).length, 0)).toBe(operations.length);
+    // The scheme names the prefix of the keys accounts are given, not of their internal ids.
+    expect((doc.components.securitySchemes.ApiKey as { description: string }).description).toContain(`(${apiKeyPrefix}…)`);
   });
 
   it('states the query constraints of the handlers: integers with bounds and defaults, not digit strings', () => {

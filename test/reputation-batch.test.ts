@@ -55,7 +55,8 @@ describe('POST /v1/reputation:batch', () => {
 
   it('filters by chain like the single lookup', async () => {
     const { body } = await batch(keys.growth, { addresses: [payee, solana], chain: 'solana' });
-    expect(body.results.map((r: { status: number }) => r.status)).toEqual([404, 200]);
+    expect(body.results.map((r: { status: number }) => r.status)).toEqual([200, 200]);
+    expect(body.results.map((r: { record: { chains: unknown[] } }) => r.record.chains.length)).toEqual([0, 1]);
   });
 
   it('counts one call per address against the quota', async () => {

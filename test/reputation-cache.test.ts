@@ -72,11 +72,12 @@ describe('record cache', () => {
     expect(counts().hits).toBe(before.hits + 1);
   });
 
-  it('a chain filter without activity is a 404 from the cache too', async () => {
+  it('a chain filter without activity is the record with no chains, from the cache too (spec 4.1: 404 is for addresses not indexed)', async () => {
+    const whole = JSON.parse((await lookup(payee, keys.paid)).text);
     for (let i = 0; i < 2; i++) {
       const res = await lookup(payee, keys.paid, '?chain=solana');
-      expect(res.status).toBe(404);
-      expect(JSON.parse(res.text).error.code).toBe('unknown_address');
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.text)).toEqual({ ...whole, chains: [], agents: [], subject: { ...whole.subject, chains: [] } });
     }
   });
 

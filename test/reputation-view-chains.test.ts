@@ -97,7 +97,14 @@ describe('the 2.8 view over chains', () => {
     reputationViewSummary.parse(ethereum);
     expect(ethereum.data_through.chain).toBe('ethereum');
     expect(ethereum.highlights).toMatchObject({ total_transactions: 3, unique_counterparties: 2, last_seen: '2025-11-05T12:00:00Z' });
-    expect((await get(`/v1/reputation/${payer}?view=summary&chain=polygon`)).status).toBe(404);
+    // No row on polygon: that chain's view is empty (no activity, a denial), the score still the address's.
+    const polygon = await get(`/v1/reputation/${payer}?view=full&chain=polygon`);
+    expect(polygon.status).toBe(200);
+    reputationViewFull.parse(polygon.body);
+    expect(polygon.body).toMatchObject({ score: all.score, grade: all.grade, data_through: { chain: 'polygon', block: null }, identity: null });
+    expect(polygon.body.metrics).toMatchObject({ total_transactions: 0, unique_counterparties: 0, first_seen: null, last_seen: null });
+    expect(polygon.body.decision.allow).toBe(false);
+    expect(polygon.body.decision.reasons[0]).toBe('insufficient_activity');
   });
 
   it('an address no run has scored yet: the view with null score and a denial, on any chain', async () => {

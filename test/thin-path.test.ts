@@ -92,7 +92,9 @@ describe('devnet → ingest → score → HTTP lookup', () => {
   });
 
   it('filters by chain, and answers the spec errors', async () => {
-    expect((await lookup(scenario.roles.heavyMerchant, keys.pro, '?chain=base')).body.error.code).toBe('unknown_address');
+    // Spec 4.1: chain filters chains and agents; the devnet merchant has none on base.
+    const onBase = await lookup(scenario.roles.heavyMerchant, keys.pro, '?chain=base');
+    expect([onBase.status, onBase.body.chains, onBase.body.score.value]).toEqual([200, [], expect.any(Number)]);
     const unknown = await lookup('0x1111111111111111111111111111111111111111', keys.pro);
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toMatchObject({ code: 'unknown_address', can_assess: true });

@@ -5,6 +5,7 @@
 // queryValueDocs there), since on the wire every query value is a string.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { apiKeyPrefix } from '../accounts.ts';
 import { queryValueDocs } from '../routes/query.ts';
 import { operations, responseHeaders, tags, type Operation, type ResponseDoc } from './operations.ts';
 import { namedSchemas } from './schemas.ts';
@@ -42,7 +43,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     components: {
       schemas: bodies.components,
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The account key (key_…). Missing or unknown: 401 signup_required.' },
+        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: `The account's API key (${apiKeyPrefix}…), shown once when the account is created. Missing or unknown: 401 signup_required.` },
       },
       headers: Object.fromEntries(Object.entries(responseHeaders).map(([name, h]) => [name, { description: h.description, schema: { type: h.type } }])),
     },

@@ -99,7 +99,7 @@ const errorMeanings: Partial<Record<ErrorCode, string>> = {
   payment_required: 'payment_required: the plan lacks this feature (plan, entitlement)',
   account_cancelled: 'account_cancelled: the account was cancelled',
   ip_not_allowed: "ip_not_allowed: the caller's IP is not in the key's allowlist",
-  unknown_address: 'unknown_address: not indexed, or no activity on the requested chain (can_assess)',
+  unknown_address: 'unknown_address: not indexed (can_assess)',
   payload_too_large: 'payload_too_large: the body is over 32 kB',
   unsupported_media_type: 'unsupported_media_type: the body is not application/json',
   rate_limited: 'rate_limited: too many requests in this second or minute; retry after Retry-After',

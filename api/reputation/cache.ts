@@ -16,11 +16,8 @@ export type ScoreStatus = 'scored' | 'stale';
 
 export interface CachedRecord {
   run: NewestRun;
-  /**
-   * The 2.7 record as sent, its JSON in UTF-8 (bytes, so no answer encodes it again); null when
-   * the chain filter leaves none of its chains (404).
-   */
-  json: Buffer | null;
+  /** The 2.7 record as sent, its JSON in UTF-8 (bytes, so no answer encodes it again). */
+  json: Buffer;
   /** The record's score, for the view variant. */
   score: { value: number; grade: string };
   /** sql/score/records.sql's `view_facts` of the address. */

@@ -60,7 +60,7 @@ export class HotLookup {
     const now = this.deps.now?.() ?? new Date();
     const cacheKey = RecordCache.key(parsed.address, { full: hasEntitlement(account.plan, 'full_reputation') });
     const entry = records.find(cacheKey, now);
-    if (entry?.json == null) return false;
+    if (!entry) return false;
     const limits = accountLimits(account);
     const rate = limiter.take(account.keyId, limits.ratePerMinute, limits.ratePerSecond);
     // A refusal counts nothing: Koa asks again and answers the 429.

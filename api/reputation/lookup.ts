@@ -44,13 +44,13 @@ export async function lookUpAddress(store: Store, address: string): Promise<Look
 }
 
 export type Served =
-  | ({ kind: 'record' } & CachedRecord & { json: Buffer })
+  | ({ kind: 'record' } & CachedRecord)
   | { kind: 'known_unscored'; json: Buffer };
 
 /**
  * The 2.7 record of one address as the UTF-8 JSON GET /v1/reputation and the batch endpoint serve,
  * from `cache` when it holds it; throws 404 `unknown_address` (with `can_assess`) when the address
- * is not indexed, or has no activity on the requested chain.
+ * is not indexed.
  */
 export async function serveAddress(
   store: Store,
@@ -60,30 +60,25 @@ export async function serveAddress(
 ): Promise<Served> {
   const key = RecordCache.key(address, options);
   const hit = cache?.get(key, options.now);
-  if (hit) return servedEntry(hit, options.chain);
+  if (hit) return { kind: 'record', ...hit };
   const found = await lookUpAddress(store, address);
   if (found.kind === 'unknown') {
     throw new ApiError('unknown_address', 'this address has not been indexed', { can_assess: true });
   }
   // Indexed but not scored yet: whatever the chain, the record with no chains (its activity there
-  // is not known yet; a scored address without activity on the chain is 404 below).
+  // is not known yet).
   if (found.kind === 'known_unscored') return { kind: 'known_unscored', json: Buffer.from(JSON.stringify(knownUnscoredRecord(address, modelVersion, options.full))) };
   // What this reader saw is committed: the cache may learn the run from it (no run yet in this process).
   publishNewestRun(store, found.run.runId);
   const record = servedRecord(found.stored, found.run, options);
   const entry: CachedRecord = {
     run: found.run,
-    json: record && Buffer.from(JSON.stringify(record)),
-    score: { value: record?.score.value, grade: record?.score.grade },
+    json: Buffer.from(JSON.stringify(record)),
+    score: { value: record.score.value, grade: record.score.grade },
     viewFacts: found.stored.view_facts,
   };
   cache?.set(key, entry, scoreStatus(found.run.scoredAt, options.now, options.staleAfterSeconds));
-  return servedEntry(entry, options.chain);
-}
-
-function servedEntry(entry: CachedRecord, chain: string | undefined): Served {
-  if (entry.json === null) throw new ApiError('unknown_address', `this address has no activity on ${chain}`, { can_assess: true });
-  return { kind: 'record', ...entry, json: entry.json };
+  return { kind: 'record', ...entry };
 }
 
 function newestRun(row: Row): NewestRun {

@@ -35,7 +35,7 @@ export interface ServeOptions {
   staleAfterSeconds?: number;
 }
 
-export function servedRecord(stored: StoredRecord, run: NewestRun, options: ServeOptions): Json | null {
+export function servedRecord(stored: StoredRecord, run: NewestRun, options: ServeOptions): Json {
   const record = JSON.parse(options.full ? stored.record_paid : stored.record_free) as Json;
   const status = scoreStatus(run.scoredAt, options.now, options.staleAfterSeconds);
   const stamp = (score: Json) => Object.assign(score, { scored_at: run.scoredAt, status });
@@ -44,10 +44,11 @@ export function servedRecord(stored: StoredRecord, run: NewestRun, options: Serv
   record.updated_at = run.scoredAt;
   if (record.operator_score === null) delete record.operator_score;
   if (record.reputation === null) delete record.reputation;
+  // Spec 4.1: `chain` filters chains and agents (to none where the address has no row there); the
+  // score stays the address's. 404 is only for an address not indexed at all.
   if (options.chain !== undefined) {
     const chain = options.chain;
     record.chains = (record.chains as Json[]).filter((c) => c.chain === chain);
-    if (record.chains.length === 0) return null;
     record.agents = (record.agents as Json[]).filter((a) => a.chain === chain);
     if (record.subject) record.subject.chains = (record.subject.chains as string[]).filter((c) => c === chain);
   }

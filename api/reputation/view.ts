@@ -67,11 +67,11 @@ export function viewRecord(
   run: NewestRun | null,
   // cacheTtlSeconds: the account's cache TTL, also sent as Cache-Control (docs/decisions.md, "Cache TTL by plan").
   // chain: the view of that chain's activity alone (the score stays the address's, as in the 2.7
-  // record); the caller has checked the address has a row there.
+  // record); none when the address has no row there.
   options: { view: 'summary' | 'full'; policy: Policy; now: Date; tier: string; cacheTtlSeconds: number; chain?: string },
 ) {
   const { best_chain, views } = viewFacts;
-  const facts = views.find((v) => v.chain === (options.chain ?? null))!;
+  const facts = views.find((v) => v.chain === (options.chain ?? null)) ?? unscoredViewFacts(options.chain).views[0]!;
   const m = facts.metrics;
   const chain = options.chain ?? best_chain;
   const daysSince = (iso: string | null) => (iso === null ? null : Math.max(0, Math.floor((options.now.getTime() - Date.parse(iso)) / dayMs)));

@@ -22,7 +22,7 @@ export const addressParamsSchema = z.object({
     .string()
     .transform((raw, ctx) => parseAddress(raw) ?? (ctx.addIssue({ code: 'custom', message: 'address must be an EVM address (0x + 40 hex) or a Solana base58 public key' }), z.NEVER))
     .meta({
-      description: 'EVM address (0x + 40 hex, any case) or Solana base58 public key',
+      description: 'EVM address (0x + 40 hex, any case) or Solana public key (base58 of exactly 32 bytes: the pattern alone admits more)',
       anyOf: [{ pattern: evmAddressPattern.source }, { pattern: solanaAddressPattern.source }],
       examples: ['0x74f29ee5e3abd86b4d83a8f41eb26857e5ceef0c'],
     }),
@@ -32,7 +32,7 @@ export const addressParamsSchema = z.object({
 const maxMinTransactions = 1_000_000_000;
 
 export const reputationQuerySchema = z.object({
-  chain: z.string().regex(/^[a-z0-9-]+$/, 'chain must be a chain name such as base').optional().meta({ description: 'only this chain in chains and agents (the view variant: that chain\'s activity); 404 when the address has no activity there' }),
+  chain: z.string().regex(/^[a-z0-9-]+$/, 'chain must be a chain name such as base').optional().meta({ description: 'only this chain in chains and agents (the view variant: that chain\'s activity; none where the address has no row on it, still 200)' }),
   view: z.enum(['summary', 'full'], { message: 'view must be summary or full' }).optional().meta({ description: 'answer with the 2.8 variant (EVM only); full needs a paid plan' }),
   min_grade: z.enum(gradeOrder, { message: 'min_grade must be one of A, B, C, D, F' }).optional().meta({ description: 'policy for decision.allow (paid; default C)' }),
   min_transactions: z.coerce
