@@ -27,6 +27,9 @@ const payments: [chain: string, day: string, payee: string][] = [
 // Two agents with a web endpoint: one whose website was checked and did not answer, one never checked.
 const unreachableOwner = addr('a0', 1);
 const uncheckedOwner = addr('a0', 2);
+// A third, paid at its own agentWallet: its website answered, it names an ENS name and a GitHub repo.
+const walletOwner = addr('a0', 3);
+const agentWallet = addr('b0', 3);
 const unscored = addr('c0', 1);
 
 describe('the 2.8 view over chains', () => {
@@ -44,18 +47,21 @@ describe('the 2.8 view over chains', () => {
           [chain, 100 + i, `${day} 12:00:00`, `0x${(i + 1).toString(16).padStart(64, 'e')}`, usdc, payer, payee],
         );
       }
-      for (const [id, owner] of [[1, unreachableOwner], [2, uncheckedOwner]] as const) {
+      for (const [id, owner] of [[1, unreachableOwner], [2, uncheckedOwner], [3, walletOwner]] as const) {
         await tx.run(`INSERT INTO imported_agents VALUES ('imp_view', 'base', $1, $2, $3, $4, 100, NULL, NULL)`, [registry, String(id), owner, `https://agent${id}.example/agent.json`]);
+        const services = [{ name: 'web', endpoint: `https://agent${id}.example` }, ...(id === 3 ? [{ name: 'ENS', endpoint: 'agent3.eth' }] : [])];
         await tx.run(
           `INSERT INTO registration_files (chain, registry, agent_id, agent_uri, fetched_at, fetch_status, metadata_kind, name, description, services, metadata_quality)
            VALUES ('base', $1, $2, $3, TIMESTAMP '2025-11-01 00:00:00', 'ok', 'https', $4, NULL, $5::JSON, 'real')`,
-          [registry, String(id), `https://agent${id}.example/agent.json`, `Agent ${id}`, JSON.stringify([{ name: 'web', endpoint: `https://agent${id}.example` }])],
+          [registry, String(id), `https://agent${id}.example/agent.json`, `Agent ${id}`, JSON.stringify(services)],
         );
       }
       await tx.run(
-        `INSERT INTO agent_evidence VALUES ('base', $1, 1, TIMESTAMP '2025-11-01 00:00:00', false, 'https://agent1.example', false, false, false, NULL, NULL)`,
+        `INSERT INTO agent_evidence VALUES ('base', $1, 1, TIMESTAMP '2025-11-01 00:00:00', false, 'https://agent1.example', false, false, false, NULL, NULL),
+                                           ('base', $1, 3, TIMESTAMP '2025-11-01 00:00:00', false, 'https://agent3.example', true, false, true, 'https://github.com/agent3/agent3', 12)`,
         [registry],
       );
+      await tx.run(`INSERT INTO agent_metadata VALUES ('base', 200, $1, 0, $2, 3, 'agentWallet', $3)`, [`0x${'c3'.repeat(32)}`, registry, `0x${'0'.repeat(24)}${agentWallet.slice(2)}`]);
     });
     await (await server.jobs.run('score', {})).done;
     await server.store.write((tx) => tx.run(`INSERT INTO known_addresses VALUES ($1, 'evm', 'cli', utc_now())`, [unscored]));
@@ -129,6 +135,14 @@ describe('the 2.8 view over chains', () => {
     const never = (await get(`/v1/reputation/${uncheckedOwner}?view=full`)).body;
     expect(checked.identity).toMatchObject({ registered_agent: true, endpoint_status: 'unreachable' });
     expect(never.identity).toMatchObject({ registered_agent: true, endpoint_status: 'unknown' });
+  });
+
+  it('identity: an owner whose agent is paid at its own wallet shows that agent, as the wallet does', async () => {
+    const identity = { registered_agent: true, chains_registered: ['base'], ens_name: 'agent3.eth', endpoint_status: 'reachable', github_repo: 'https://github.com/agent3/agent3' };
+    for (const address of [walletOwner, agentWallet]) {
+      expect((await get(`/v1/reputation/${address}?view=full`)).body.identity, address).toEqual(identity);
+      expect((await get(`/v1/reputation/${address}?view=full&chain=base`)).body.identity, address).toEqual(identity);
+    }
   });
 
   it('an address never indexed: 404 unknown_address with can_assess', async () => {

@@ -45,11 +45,14 @@ totals AS (           -- across chains, for the 2.8 view
          sum(verified_as_payer + verified_as_payee)::BIGINT   AS verified_transactions,
          round(sum(volume_usdc), 6)                            AS total_volume_usdc,
          iso(min(first_candidate_tx_at))                       AS first_seen,
-         iso(max(last_candidate_tx_at))                        AS last_seen,
-         max(ens_name)                                         AS ens_name,
-         max(github_url)                                       AS github_url,
-         bool_or(website_reachable)                            AS website_reachable   -- null: never checked
+         iso(max(last_candidate_tx_at))                        AS last_seen
     FROM chain_rows
+),
+agent_identity AS (   -- the 2.8 identity: what the agents it owns or is paid for registered, per chain
+  SELECT chain, max(ens_name) AS ens_name, max(github_url) AS github_url,
+         bool_or(website_reachable) AS website_reachable   -- null: never checked
+    FROM registered_agents WHERE owner = $1 OR pay_to = $1
+   GROUP BY chain
 ),
 related_agents AS (   -- agents it owns or is paid for
   SELECT DISTINCT chain, agent_id, name, score, grade
@@ -84,14 +87,15 @@ views AS (            -- the 2.8 view's facts: over all chains (chain null; dist
                       -- days and months from address_scores), and of each chain alone (`chain`)
   SELECT NULL::VARCHAR AS chain, t.total_transactions, s.counterparties_count AS unique_counterparties,
          t.total_volume_usdc, t.first_seen, t.last_seen, s.active_days, s.active_months,
-         t.ens_name, t.github_url, t.website_reachable, al.chains_registered, s.agent_count > 0 AS owns_agents
-    FROM scores s, totals t, agent_lists al
+         i.ens_name, i.github_url, i.website_reachable, al.chains_registered, s.agent_count > 0 AS owns_agents
+    FROM scores s, totals t, agent_lists al,
+         (SELECT max(ens_name) AS ens_name, max(github_url) AS github_url, bool_or(website_reachable) AS website_reachable FROM agent_identity) i
   UNION ALL
   SELECT r.chain, r.candidate_as_payer + r.candidate_as_payee, r.counterparties_count,
          round(r.volume_usdc, 6), iso(r.first_candidate_tx_at), iso(r.last_candidate_tx_at), r.active_days, r.active_months,
-         r.ens_name, r.github_url, r.website_reachable, list_filter(al.chains_registered, x -> x = r.chain),
+         i.ens_name, i.github_url, i.website_reachable, list_filter(al.chains_registered, x -> x = r.chain),
          list_contains(s.chains_active, r.chain)
-    FROM chain_rows r, scores s, agent_lists al
+    FROM chain_rows r CROSS JOIN scores s CROSS JOIN agent_lists al LEFT JOIN agent_identity i ON i.chain = r.chain
 ),
 view_facts AS (
   SELECT list({'chain': chain,
