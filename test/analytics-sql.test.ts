@@ -2,14 +2,15 @@
 // under DATA_DIR/exports/run=N/ with a `latest` pointer, and `reputation sql` reads only that
 // snapshot, read-only, locked to its directory, while the server holds the database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { openStore, type Store } from '../pipeline/store/store.ts';
 import { exportLatestRun, keptRuns } from '../pipeline/export/export-run.ts';
 import { exportedTables } from '../pipeline/export/tables.ts';
 import { addresses, largeValue, writeFacts, writeScoringRun } from './helpers/export-fixture.ts';
-import { cliEnv, runCli, startServe, stopServe } from './helpers/cli.ts';
+import { cliEnv, repoRoot, runCli, startServe, stopServe } from './helpers/cli.ts';
 import { tempDataDir } from './helpers/temp.ts';
 
 const exportedFiles = exportedTables.map((t) => `${t.name}.parquet`).sort();
@@ -295,6 +296,45 @@ describe('reputation sql', () => {
     }
   });
 
+  it('a Parquet query that fails leaves neither the file nor a temporary one', async () => {
+    const outDir = path.join(dataDir, 'failed-out');
+    mkdirSync(outDir);
+    // Fails while running (a conversion error on the first row), after the output file is opened.
+    const failed = await sql('SELECT address::INTEGER FROM scores', '--format', 'parquet', '--out', path.join(outDir, 'x.parquet'));
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/^reputation: Conversion Error: /);
+    expect(readdirSync(outDir)).toEqual([]);
+  });
+
+  it('registers only the .parquet files of the export as views', async () => {
+    const stray = path.join(dataDir, 'exports', 'run=1', 'notes.txt');
+    writeFileSync(stray, 'not a table\n');
+    try {
+      const tables = await sql('SHOW TABLES', '--format', 'csv');
+      expect(tables.code).toBe(0);
+      expect(tables.stdout.trim().split('\n').slice(1).sort()).toEqual(exportedTables.map((t) => t.name).sort());
+    } finally {
+      rmSync(stray);
+    }
+  });
+
+  it.skipIf(!existsSync('/usr/bin/script'))('on a terminal, only the table format names the export run', async () => {
+    // `script` gives the command a terminal (stdout and stderr both go to it).
+    const onTerminal = (...args: string[]) =>
+      new Promise<string>((resolve, reject) => {
+        const command = [process.execPath, path.join(repoRoot, 'bin/reputation.js'), 'sql', ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+        const child = spawn('/usr/bin/script', ['-qec', command, '/dev/null'], { env, cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d));
+        child.on('error', reject);
+        child.on('close', () => resolve(out.replaceAll('\r\n', '\n')));
+      });
+    const runLine = `-- export run=1 (${path.join(dataDir, 'exports', 'run=1')})\n`;
+    expect(await onTerminal('SELECT 1 AS a')).toBe(`${runLine}a\n-\n1\n(1 row)\n`);
+    expect(await onTerminal('SELECT 1 AS a', '--format', 'csv')).toBe('a\n1\n');
+    expect(await onTerminal('SELECT 1 AS a', '--format', 'json')).toBe('{"a":1}\n');
+  });
+
   it('says how to get an export when there is none', async () => {
     const empty = tempDataDir('analytics-sql-empty');
     const result = await runCli(['sql', 'SELECT 1'], cliEnv(empty));
@@ -302,9 +342,104 @@ describe('reputation sql', () => {
     expect(result.stderr).toBe(`reputation: no export in ${path.join(empty, 'exports')} yet: run \`reputation score\`, then \`reputation export\`\n`);
   });
 
+  it('says what is wrong when latest names a missing export or is not run=N', async () => {
+    const broken = tempDataDir('analytics-sql-broken');
+    const pointer = path.join(broken, 'exports', 'latest');
+    mkdirSync(path.dirname(pointer));
+    writeFileSync(pointer, 'run=7\n');
+    expect(await runCli(['sql', 'SELECT 1'], cliEnv(broken))).toMatchObject({ code: 1, stdout: '', stderr: `reputation: ${pointer} names run=7, which is missing\n` });
+    writeFileSync(pointer, 'seven\n');
+    expect(await runCli(['sql', 'SELECT 1'], cliEnv(broken))).toMatchObject({ code: 1, stdout: '', stderr: `reputation: ${pointer} should hold one line run=N\n` });
+  });
+
   it('lists the views in its help', async () => {
     const help = await sql('--help');
     expect(help.code).toBe(0);
     for (const table of exportedTables) expect(help.stdout).toContain(`  ${table.name} `);
+  });
+});
+
+describe('exported facts', () => {
+  const client = '0x6666666666666666666666666666666666666666';
+  let directory: string;
+  beforeAll(async () => {
+    const dataDir = tempDataDir('export-facts');
+    const store = await openStore({ dataDir, readConnections: 1 });
+    try {
+      await writeScoringRun(store, 1, { [payer]: 40 });
+      await store.write(async (tx) => {
+        // A chain payment whose transaction sender was not recorded (with a facilitator known,
+        // so "sender IN facilitators" is NULL rather than false).
+        await tx.run(`INSERT INTO facilitators VALUES ('base', '${addresses.facilitator}', 'test')`);
+        await tx.run(`INSERT INTO chain_blocks VALUES ('base', 300, '0x${'1'.repeat(64)}', TIMESTAMP '2026-02-01 00:00:00', 'token')`);
+        await tx.run(`INSERT INTO token_transfers VALUES ('base', 300, '0x${'2'.repeat(64)}', 5, '0xusdc', '${payer}', '${merchant}', 1000000)`);
+        await tx.run(`INSERT INTO authorizations_used VALUES ('base', 300, '0x${'2'.repeat(64)}', 4, '0xusdc', '${payer}', '0x01')`);
+        // One client's two entries on the chain, the second revoked; the first also in a file.
+        await tx.run(`INSERT INTO chain_blocks VALUES ('base', 301, '0x${'3'.repeat(64)}', TIMESTAMP '2026-02-02 00:00:00', 'reputation')`);
+        await tx.run(`
+          INSERT INTO feedback VALUES
+            ('base', 301, '0x${'4'.repeat(64)}', 0, '0xrep', 9, '${client}', 1, 90, 0, 'starred', '', '', '', ''),
+            ('base', 301, '0x${'4'.repeat(64)}', 1, '0xrep', 9, '${client}', 2, 30, 0, 'starred', '', '', '', '')`);
+        await tx.run(`INSERT INTO feedback_revocations VALUES ('base', 301, '0x${'5'.repeat(64)}', 2, '0xrep', 9, '${client}', 2)`);
+        await tx.run(`
+          INSERT INTO imported_feedback VALUES
+            ('imp_1', 'base', '0xrep', 9, '${client}', 1, 10, 0, 'starred', '', NULL, false),
+            ('imp_1', 'base', '0xrep', 9, '${client}', 3, 4250, 2, 'uptime', '', NULL, false)`);
+      });
+      directory = (await exportLatestRun(store, dataDir)).directory!;
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a chain payment without a recorded sender is exported as not verified, submitter NULL', async () => {
+    expect(await readExport(directory, 'SELECT origin, submitter, verified FROM payments')).toEqual([{ origin: 'chain', submitter: null, verified: false }]);
+  });
+
+  it('feedback: an imported entry the chain has is left out, revocation is per feedback_index, value_scaled uses the decimals', async () => {
+    const feedback = await readExport(directory, 'SELECT feedback_index::INTEGER AS i, value_scaled, revoked, origin FROM feedback ORDER BY i');
+    expect(feedback).toEqual([
+      { i: 1, value_scaled: 90, revoked: false, origin: 'chain' },
+      { i: 2, value_scaled: 30, revoked: true, origin: 'chain' },
+      { i: 3, value_scaled: 42.5, revoked: false, origin: 'import' },
+    ]);
+  });
+});
+
+describe('export pruning', () => {
+  it('a leftover temporary directory does not count as a run: the newest 3 real runs stay', async () => {
+    const dataDir = tempDataDir('export-prune');
+    const store = await openStore({ dataDir, readConnections: 1 });
+    try {
+      for (const runId of [1, 2]) {
+        await writeScoringRun(store, runId, { [payer]: 40 + runId });
+        await exportLatestRun(store, dataDir);
+      }
+      // What a crashed export of a later run would leave behind.
+      mkdirSync(path.join(dataDir, 'exports', 'run=99.tmp-0123456789ab'));
+      await writeScoringRun(store, 3, { [payer]: 43 });
+      await exportLatestRun(store, dataDir);
+      expect(readdirSync(path.join(dataDir, 'exports')).sort()).toEqual(['latest', 'run=1', 'run=2', 'run=3']);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('reputation export', () => {
+  it('exports the newest scoring run on demand and prints where', async () => {
+    const dataDir = tempDataDir('export-cli');
+    const store = await openStore({ dataDir, readConnections: 1 });
+    try {
+      await writeScoringRun(store, 1, { [payer]: 40 });
+    } finally {
+      await store.close();
+    }
+    const result = await runCli(['export'], cliEnv(dataDir));
+    expect(result.code).toBe(0);
+    const directory = path.join(dataDir, 'exports', 'run=1');
+    expect(result.stdout).toContain(directory);
+    expect(readFileSync(path.join(dataDir, 'exports', 'latest'), 'utf8')).toBe('run=1\n');
+    expect(readdirSync(directory).sort()).toEqual(exportedFiles);
   });
 });

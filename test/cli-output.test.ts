@@ -27,4 +27,14 @@ describe('formatRows', () => {
     expect(formatRows(rows, 'csv')).toBe(`job,result\ningest,"{""chains"":[{""chain"":""base"",""logs"":3}]}"\nscore,"first line\nsecond line"\nexport,${long}\n`);
     expect(formatRows(rows, 'json').trim().split('\n').map((l) => JSON.parse(l))).toEqual(rows);
   });
+
+  it('csv quotes a value holding a comma or a quote, doubling the quote (RFC 4180)', () => {
+    expect(formatRows([{ a: 'x,y', b: 'say "hi"', c: 'plain' }], 'csv')).toBe('a,b,c\n"x,y","say ""hi""",plain\n');
+  });
+
+  it('no rows: a table says so, json prints nothing, csv only the header', () => {
+    expect(formatRows([], 'table', ['a'])).toBe('(no rows)\n');
+    expect(formatRows([], 'json', ['a'])).toBe('');
+    expect(formatRows([], 'csv', ['a', 'b'])).toBe('a,b\n');
+  });
 });

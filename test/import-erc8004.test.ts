@@ -1,6 +1,7 @@
 // importFile for ERC-8004 agents and feedback: the table layout in CSV, Parquet and JSONL, optional
 // columns left out, and the real agents catalog taken as it is.
 import { describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { importFile } from '../pipeline/import/import-file.ts';
@@ -120,5 +121,74 @@ describe('importFile feedback', () => {
       { ...common, agent_id: '1', client_address: '0xfb37e8b22d7e537d0c72c3302db188cb2caf99d4', feedback_index: '2', value: '-3250', value_decimals: 2, tag1: 'tradingYield', tag2: 'month', given_at: null, revoked: true },
       { ...common, agent_id: '2', client_address: '0xc4c17129e46c24879730411d81f6c9b1c189ab1b', feedback_index: '1', value: '170141183460469231731687303715884105727', value_decimals: 18, tag1: 'uptime', tag2: '', given_at: '2025-11-05 00:00:00', revoked: false },
     ]);
+  });
+});
+
+describe('importFile agents and feedback: rows at the edges', () => {
+  const owner = '0x55fb6e92683190f4cade79f1b676ed77b599fbed';
+  const write = (name: string, text: string) => {
+    const file = path.join(scratch, name);
+    writeFileSync(file, text);
+    return file;
+  };
+  const jsonl = (rows: object[]) => rows.map((row) => JSON.stringify(row)).join('\n') + '\n';
+
+  it('the same agent id under the same registry on two chains is two agents, not a duplicate', async () => {
+    // The official Identity Registry has one address on every chain; the key includes the chain.
+    const file = write('two-chains.csv', `chain,registry,agent_id,owner\nbase,${officialIdentityRegistry},5,${owner}\nethereum,${officialIdentityRegistry},5,${owner}\n`);
+    const report = await importFile(deps, { file, kind: 'agents', onBadRows: 'refuse' });
+    expect(report).toMatchObject({ rowsRead: 2, rowsLoaded: 2, badRows: [], refused: false });
+    expect((await rows('imported_agents', report.importId, 'chain')).map((r) => r.chain)).toEqual(['base', 'ethereum']);
+  });
+
+  it('an agent without an owner is a bad row', async () => {
+    const file = write('no-owner.csv', `chain,registry,agent_id,owner\nbase,${officialIdentityRegistry},8,\nbase,${officialIdentityRegistry},9,${owner}\n`);
+    const report = await importFile(deps, { file, kind: 'agents', onBadRows: 'skip' });
+    expect(report).toMatchObject({ rowsRead: 2, rowsLoaded: 1, rowsSkipped: 1 });
+    expect(report.badRows).toEqual([{ line: 2, column: 'owner', reason: 'owner is empty' }]);
+  });
+
+  it('an empty or blank optional value in JSONL is absent, not a bad value', async () => {
+    const file = write('blank-optional.jsonl', jsonl([
+      { chain: 'base', registry: officialIdentityRegistry, agent_id: 10, owner, registered_block: '', tx_hash: '  ', registration: ' ' },
+    ]));
+    const report = await importFile(deps, { file, kind: 'agents', onBadRows: 'refuse' });
+    expect(report).toMatchObject({ rowsLoaded: 1, badRows: [] });
+    expect(await rows('imported_agents', report.importId, 'agent_id')).toEqual([
+      { chain: 'base', registry: officialIdentityRegistry, agent_id: '10', owner, agent_uri: null, registered_block: null, tx_hash: null, registration: null },
+    ]);
+  });
+
+  it('a file with registered_block is the table layout even when it also has the catalog\'s registeredBlock', async () => {
+    const file = write('both-layouts.jsonl', jsonl([
+      { chain: 'base', registry: officialIdentityRegistry, agent_id: 11, id: 999, owner, registered_block: 100, registeredBlock: 200 },
+    ]));
+    const report = await importFile(deps, { file, kind: 'agents', onBadRows: 'refuse' });
+    expect(report).toMatchObject({ rowsLoaded: 1, badRows: [] });
+    expect(await rows('imported_agents', report.importId, 'agent_id')).toMatchObject([{ agent_id: '11', registered_block: '100' }]);
+  });
+
+  it('a catalog file with a registry column takes the registry from it', async () => {
+    const otherRegistry = '0x1111111111111111111111111111111111111111';
+    const file = write('catalog-registry.jsonl', jsonl([
+      { id: 12, owner, chain: 'base', registry: otherRegistry, registeredBlock: 300, txHash: `0x${'ab'.repeat(32)}`, rawMetadata: { name: 'Twelve' } },
+    ]));
+    const report = await importFile(deps, { file, kind: 'agents', onBadRows: 'refuse' });
+    expect(report).toMatchObject({ rowsLoaded: 1, badRows: [] });
+    expect(await rows('imported_agents', report.importId, 'agent_id')).toMatchObject([{ registry: otherRegistry, agent_id: '12', registered_block: '300' }]);
+  });
+
+  it('feedback without revoked is a bad row; empty CSV tags load as empty text', async () => {
+    const header = 'chain,registry,agent_id,client_address,feedback_index,value,value_decimals,tag1,tag2,given_at,revoked';
+    const client = '0xfb37e8b22d7e537d0c72c3302db188cb2caf99d4';
+    const file = write('feedback-edges.csv', [
+      header,
+      `base,${reputationRegistry},1,${client},7,80,0,,,,false`,
+      `base,${reputationRegistry},1,${client},8,80,0,starred,,,`,
+    ].join('\n') + '\n');
+    const report = await importFile(deps, { file, kind: 'feedback', onBadRows: 'skip' });
+    expect(report).toMatchObject({ rowsRead: 2, rowsLoaded: 1, rowsSkipped: 1 });
+    expect(report.badRows).toEqual([{ line: 3, column: 'revoked', reason: 'revoked is empty' }]);
+    expect(await rows('imported_feedback', report.importId, 'feedback_index')).toMatchObject([{ feedback_index: '7', tag1: '', tag2: '', given_at: null, revoked: false }]);
   });
 });

@@ -1,7 +1,8 @@
 // Imported payments (EVM and Solana) reach scoring and the API like chain-ingested ones, through
 // the CLI command a data team would run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../pipeline/config.ts';
 import { silentLogger } from '../pipeline/log.ts';
@@ -85,8 +86,37 @@ describe('reputation import → score → lookup', () => {
     const before = await server.store.read('SELECT count(*)::INTEGER AS n FROM imported_transfers');
     const refused = await runCli(['import', fixture('transfers-bad.csv'), '--kind', 'transfers'], cliEnv(dataDir));
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toMatch(/refused: nothing was written/);
+    // The summary line counts the bad rows, not the rows left unloaded.
+    expect(refused.stdout.split('\n')[0]).toBe(`${fixture('transfers-bad.csv')} (csv, transfers): read 18 rows, refused: nothing was written, 13 bad`);
     expect(refused.stdout).toMatch(/^line\s+column\s+reason/m);
     expect(await server.store.read('SELECT count(*)::INTEGER AS n FROM imported_transfers')).toEqual(before);
+  });
+
+  it('--json prints the report as one line, and --format reads a file whose name does not tell its format', async () => {
+    const file = path.join(dataDir, 'transfers.export');
+    copyFileSync(fixture('transfers.csv'), file);
+    const result = await runCli(['import', file, '--kind', 'transfers', '--format', 'csv', '--json'], cliEnv(dataDir));
+    expect(result.code).toBe(0);
+    expect(result.stdout.endsWith('\n')).toBe(true);
+    expect(result.stdout.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      kind: 'transfers', format: 'csv', file, rowsRead: 5, rowsLoaded: 5, rowsSkipped: 0, badRows: [], refused: false,
+    });
+  });
+
+  it('a relative path is read from the directory the command runs in, not the server\'s', async () => {
+    // The server runs in this process (repository root); the command runs in DATA_DIR.
+    copyFileSync(fixture('transfers.csv'), path.join(dataDir, 'relative.csv'));
+    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [path.join(repoRoot, 'bin/reputation.js'), 'import', 'relative.csv', '--kind', 'transfers'], { env: cliEnv(dataDir), cwd: dataDir });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d));
+      child.stderr.on('data', (d: Buffer) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toBe(`${path.join(dataDir, 'relative.csv')} (csv, transfers): read 5 rows, loaded 5 rows, 0 bad\n`);
   });
 });

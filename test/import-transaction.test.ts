@@ -78,6 +78,23 @@ describe('importFile transactions', () => {
     ]);
   });
 
+  it('a bad row skipped with skip leaves the row that already has its key', async () => {
+    // Only rows that load replace earlier ones: a skipped row must not delete what it would have replaced.
+    const first = await importFile(deps, { file: fixture('transfers.csv'), kind: 'transfers', onBadRows: 'refuse' });
+    const lines = readFileSync(fixture('transfers.csv'), 'utf8').split('\r\n');
+    const badCopy = path.join(scratch, 'bad-copy.csv');
+    writeFileSync(badCopy, [lines[0], lines[1]!.replace(/,true$/, ',maybe')].join('\n') + '\n');
+    const before = await importCounts(deps.store);
+    const report = await importFile(deps, { file: badCopy, kind: 'transfers', onBadRows: 'skip' });
+    expect(report).toMatchObject({ refused: false, rowsLoaded: 0, rowsSkipped: 1 });
+    expect(await importCounts(deps.store)).toEqual({ ...before, imports: before.imports! + 1 });
+    const rows = await deps.store.read(
+      `SELECT import_id, authorized FROM imported_transfers
+        WHERE tx_hash = '0x06e954bc0fdb3fc9f9a203cd3988fc81c4312c74b50df0d527a5271d7a3035d2' AND log_index = 7`,
+    );
+    expect(rows).toEqual([{ import_id: first.importId, authorized: true }]);
+  });
+
   it('a failure in the middle of the transaction leaves the tables and the connection as they were', async () => {
     await importFile(deps, { file: fixture('transfers.csv'), kind: 'transfers', onBadRows: 'refuse' });
     const before = await importCounts(deps.store);

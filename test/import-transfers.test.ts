@@ -214,3 +214,140 @@ describe('formatFromName', () => {
     expect(() => formatFromName('a.json')).toThrow(ImportFileError);
   });
 });
+
+// Small files written per test: a base row (the first of `expected`) with some values changed.
+type TransferRow = Record<string, string | number | boolean | undefined>;
+const transferColumns = Object.keys(expected[0]!);
+const baseRow: TransferRow = { ...expected[0]!, block_time: '2025-11-03T10:15:00Z' };
+const solanaRow: TransferRow = { ...expected[3]!, block_time: '2025-11-04T08:30:00Z' };
+
+function writeCsv(name: string, rows: TransferRow[], header = transferColumns): string {
+  const file = path.join(scratch, name);
+  writeFileSync(file, [header.join(','), ...rows.map((row) => header.map((c) => String(row[c] ?? '')).join(','))].join('\n') + '\n');
+  return file;
+}
+
+function writeJsonl(name: string, rows: TransferRow[]): string {
+  const file = path.join(scratch, name);
+  writeFileSync(file, rows.map((row) => JSON.stringify(row)).join('\n') + '\n');
+  return file;
+}
+
+describe('importFile transfers: values at their limits', () => {
+  it('the same tx_hash and log_index on two chains are two transfers, not a duplicate', async () => {
+    // The natural key is (chain, tx_hash, log_index): a hash replayed on another chain is another transfer.
+    const file = writeCsv('two-chains.csv', [baseRow, { ...baseRow, chain: 'polygon' }]);
+    const report = await importFile(deps, { file, kind: 'transfers', onBadRows: 'refuse' });
+    expect(report).toMatchObject({ rowsRead: 2, rowsLoaded: 2, badRows: [], refused: false });
+    expect((await loadedTransfers(report.importId)).map((r) => r.chain)).toEqual(['base', 'polygon']);
+  });
+
+  it('Solana addresses are 32 to 44 base58 characters', async () => {
+    // 32: the System Program's address; 44: the USDC mint.
+    const systemProgram = '1'.repeat(32);
+    const file = writeCsv('solana-lengths.csv', [
+      { ...solanaRow, log_index: 1, from_address: systemProgram },
+      { ...solanaRow, log_index: 2, from_address: usdcMint },
+      { ...solanaRow, log_index: 3, from_address: '1'.repeat(31) },
+      { ...solanaRow, log_index: 4, from_address: `${usdcMint}1` },
+    ]);
+    const report = await importFile(deps, { file, kind: 'transfers', onBadRows: 'skip' });
+    const form = 'is not a Solana address (base58, 32-44 characters)';
+    expect(report.badRows).toEqual([
+      { line: 4, column: 'from_address', reason: `from_address '${'1'.repeat(31)}' ${form}` },
+      { line: 5, column: 'from_address', reason: `from_address '${usdcMint}1' ${form}` },
+    ]);
+    expect((await loadedTransfers(report.importId)).map((r) => r.from_address)).toEqual([systemProgram, usdcMint]);
+  });
+
+  it('a chain name is at most 64 characters, stored lowercased', async () => {
+    const file = writeCsv('chain-lengths.csv', [{ ...baseRow, chain: 'C'.repeat(64) }, { ...baseRow, chain: 'c'.repeat(65) }]);
+    const report = await importFile(deps, { file, kind: 'transfers', onBadRows: 'skip' });
+    expect(report.badRows).toEqual([
+      { line: 3, column: 'chain', reason: `chain '${'c'.repeat(65)}' is not a chain name (letters, digits, - and _)` },
+    ]);
+    expect((await loadedTransfers(report.importId)).map((r) => r.chain)).toEqual(['c'.repeat(64)]);
+  });
+
+  it('a value of only spaces is reported as empty, and a long bad value is cut at 80 characters', async () => {
+    const file = writeJsonl('spaces-and-long.jsonl', [
+      { ...baseRow, tx_sender: '   ' },
+      { ...baseRow, log_index: 8, from_address: 'x'.repeat(100) },
+      { ...baseRow, log_index: 9, from_address: 'y'.repeat(80) },
+    ]);
+    const report = await importFile(deps, { file, kind: 'transfers', onBadRows: 'skip' });
+    expect(report.badRows).toEqual([
+      { line: 1, column: 'tx_sender', reason: 'tx_sender is empty' },
+      { line: 2, column: 'from_address', reason: `from_address '${'x'.repeat(80)}…' is not an EVM address (0x + 40 hex)` },
+      { line: 3, column: 'from_address', reason: `from_address '${'y'.repeat(80)}' is not an EVM address (0x + 40 hex)` },
+    ]);
+  });
+
+  it('reads a date alone as midnight UTC', async () => {
+    const file = writeCsv('date-only.csv', [{ ...baseRow, block_time: '2025-11-03' }]);
+    const report = await importFile(deps, { file, kind: 'transfers', onBadRows: 'refuse' });
+    expect(report).toMatchObject({ rowsLoaded: 1, badRows: [] });
+    expect((await loadedTransfers(report.importId)).map((r) => r.block_time)).toEqual(['2025-11-03 00:00:00']);
+  });
+
+  it('reports bad Parquet rows by their 1-based row number', async () => {
+    const csv = writeCsv('parquet-source.csv', [baseRow, { ...baseRow, log_index: 8, from_address: '0x123' }, { ...baseRow, log_index: 9 }]);
+    const parquet = path.join(scratch, 'one-bad-row.parquet');
+    const instance = await DuckDBInstance.create(':memory:');
+    const conn = await instance.connect();
+    try {
+      await conn.run(`COPY (FROM read_csv('${csv}', all_varchar = true)) TO '${parquet}' (FORMAT parquet)`);
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
+    const report = await importFile(deps, { file: parquet, kind: 'transfers', onBadRows: 'skip' });
+    expect(report).toMatchObject({ format: 'parquet', rowsRead: 3, rowsLoaded: 2 });
+    expect(report.badRows).toEqual([{ line: 2, column: 'from_address', reason: "from_address '0x123' is not an EVM address (0x + 40 hex)" }]);
+  });
+});
+
+describe('importFile transfers: files refused whole', () => {
+  const refusal = (file: string) => importFile(deps, { file, kind: 'transfers', onBadRows: 'skip' }).then(() => null, (e: unknown) => e as Error);
+
+  it('refuses a CSV whose header names a column twice', async () => {
+    const file = writeCsv('twice.csv', [baseRow], [...transferColumns, 'value']);
+    const error = await refusal(file);
+    expect(error).toBeInstanceOf(ImportFileError);
+    expect(error!.message).toBe(`${file} names column "value" twice in its header`);
+  });
+
+  it('refuses an empty CSV: it has no header on line 1', async () => {
+    const file = path.join(scratch, 'empty.csv');
+    writeFileSync(file, '');
+    const error = await refusal(file);
+    expect(error).toBeInstanceOf(ImportFileError);
+    expect(error!.message).toBe(`${file} has no header on line 1: a CSV import names its columns there`);
+  });
+
+  it('refuses a CSV whose rows it cannot put on their lines, rather than report wrong lines', async () => {
+    // A space before a quote: DuckDB reads a quoted field spanning two lines, RFC 4180 (and the
+    // line model) a plain value; they disagree on where records start.
+    const lines = readFileSync(fixture('transfers.csv'), 'utf8').split('\r\n');
+    const file = path.join(scratch, 'space-before-quote.csv');
+    writeFileSync(file, [lines[0], ` "base\nx"${lines[1]!.slice('base'.length)}`, lines[2], lines[3]].join('\n') + '\n');
+    const before = await importCounts(deps.store);
+    const error = await refusal(file);
+    expect(error).toBeInstanceOf(ImportFileError);
+    expect(error!.message).toMatch(new RegExp(`^cannot tell which lines the rows of ${file} are on: DuckDB read \\d+ rows where the lines hold \\d+ records`));
+    expect(await importCounts(deps.store)).toEqual(before);
+  });
+
+  it('names every missing column, and the columns found in the order the file has them', async () => {
+    const { value: _value, authorized: _authorized, ...withoutTwo } = baseRow;
+    // Keys first seen on line 2 come after those of line 1, whatever their names.
+    const file = writeJsonl('two-missing.jsonl', [withoutTwo, { ...withoutTwo, log_index: 8, a_note: 'x' }]);
+    const error = await refusal(file);
+    expect(error).toBeInstanceOf(ImportFileError);
+    const found = [...Object.keys(withoutTwo).sort(), 'a_note'];
+    expect(error!.message).toBe(
+      `${file} cannot be imported as transfers: missing columns "value", "authorized" ` +
+        `(required: ${transferColumns.join(', ')}; found: ${found.join(', ')})`,
+    );
+  });
+});
