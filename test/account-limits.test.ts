@@ -89,6 +89,15 @@ describe('enterprise custom limits', () => {
     expect(await lookup(api_key)).toMatchObject({ status: 404, limit: '6000', quota: '3', used: '7' });
   });
 
+  // An account's own limits reach only that account's keys in the running server, not other accounts'.
+  it('an override leaves every other account on its own limits', async () => {
+    const mine = await createAccount(server.store, { plan: 'enterprise' }, server.keys);
+    const other = await createAccount(server.store, { plan: 'enterprise' }, server.keys);
+    expect((await limits(['--account', mine.id, '--rate-per-minute', '7', '--quota', '4'])).code).toBe(0);
+    expect(await lookup(mine.api_key)).toMatchObject({ status: 404, limit: '7', quota: '4', used: '1' });
+    expect(await lookup(other.api_key)).toMatchObject({ status: 404, limit: '6000', quota: null, used: null });
+  });
+
   it('overrides are kept in the accounts table: a restart serves them; shown without a server too', async () => {
     const { id, api_key } = await createAccount(server.store, { plan: 'enterprise' }, server.keys);
     expect((await limits(['--account', id, '--rate-per-second', '1'])).code).toBe(0);

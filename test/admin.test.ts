@@ -37,11 +37,45 @@ describe('admin endpoint', () => {
     expect(await server.store.read('SELECT count(*)::INTEGER AS n FROM accounts')).toEqual([{ n: 0 }]);
   });
 
+  // Only the whole token after "Bearer " opens the endpoint: no prefix of it, nothing before the scheme.
+  it('refuses a truncated token and a token under another scheme', async () => {
+    for (const auth of [`Bearer ${token.slice(0, -1)}`, 'Bearer adm_', `Bearer ${token.slice(0, 10)}`, `NotBearer ${token}`, `Basic x, Bearer ${token}`]) {
+      const res = await call('accounts.create', { plan: 'free' }, auth);
+      expect(res.status, auth).toBe(401);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
+    }
+    expect(await server.store.read('SELECT count(*)::INTEGER AS n FROM accounts')).toEqual([{ n: 0 }]);
+  });
+
+  // Without the token nothing is revealed, not even which operations exist.
+  it('answers 401 before looking at the operation name', async () => {
+    expect((await call('accounts.delete', {}, '')).status).toBe(401);
+    expect((await call('accounts.create', {}, '')).status).toBe(401);
+  });
+
+  // Operations are POST only, and only the listed ones: inherited names such as constructor are unknown.
+  it('answers 404 for another method or an inherited name', async () => {
+    const put = await fetch(`${server.adminUrl}/admin/operations/jobs.list`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(put.status).toBe(404);
+    expect(((await put.json()) as { error: { code: string } }).error.code).toBe('not_found');
+    const get = await fetch(`${server.adminUrl}/admin/operations/jobs.list`, { headers: { authorization: `Bearer ${token}` } });
+    expect(get.status).toBe(404);
+    const inherited = await call('constructor', {});
+    expect(inherited.status).toBe(404);
+    expect(((await inherited.json()) as { error: { code: string } }).error.code).toBe('not_found');
+  });
+
   it('validates operations and their arguments', async () => {
     expect((await call('accounts.delete', {})).status).toBe(404);
     const bad = await call('accounts.create', { plan: 'platinum' });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/^plan: /);
+    // An account name is 1 to 200 characters.
+    for (const name of ['', 'x'.repeat(201)]) {
+      const refused = await call('accounts.create', { plan: 'free', name });
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/^name: /);
+    }
     const ok = await call('accounts.create', { plan: 'scale', name: 'Acme' });
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { result: { plan: string } }).result.plan).toBe('scale');

@@ -1,8 +1,12 @@
 // The CLI as a user runs it: accounts with and without a server, the lock message, usage errors.
 import { afterAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { openStore } from '../pipeline/store/store.ts';
 import { cliEnv, runCli, startServe, stopServe, type ServeProcess } from './helpers/cli.ts';
 import { tempDataDir } from './helpers/temp.ts';
+import { freePort } from './helpers/free-port.ts';
 
 const lastJsonLine = (stdout: string) => JSON.parse(stdout.trim().split("\n").at(-1)!) as { id: string; api_key: string; plan: string };
 
@@ -71,6 +75,20 @@ describe('reputation accounts create', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('a server that is gone', () => {
+  // admin.json left by a server that died (kill -9) names a dead PID: the CLI ignores it and opens the database itself.
+  it('a CLI treats admin files whose process has exited as absent', async () => {
+    const dataDir = tempDataDir('stale-admin');
+    const exited = spawn(process.execPath, ['-e', '']);
+    await new Promise((resolve) => exited.on('exit', resolve));
+    writeFileSync(path.join(dataDir, 'admin.json'), `${JSON.stringify({ pid: exited.pid, url: `http://127.0.0.1:${await freePort()}` })}\n`);
+    writeFileSync(path.join(dataDir, 'admin.token'), 'adm_left-by-a-dead-server', { mode: 0o600 });
+    const result = await runCli(['accounts', 'create', '--plan', 'free', '--json'], cliEnv(dataDir));
+    expect(result.code, result.stderr).toBe(0);
+    expect(lastJsonLine(result.stdout).plan).toBe('free');
   });
 });
 

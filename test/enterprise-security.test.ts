@@ -2,6 +2,10 @@
 // responses with the public key at a well-known path and the integrators' verify helper.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
+import { createHash, generateKeyPairSync } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -12,7 +16,8 @@ import { createAccount } from '../api/accounts.ts';
 import { runOperationIn } from '../api/admin/operations.ts';
 import { OperationInputError } from '../api/admin/operation-input-error.ts';
 import { compileAllowlist, normaliseAllowlist } from '../api/security/ip-allowlist.ts';
-import { signingKeyFileName } from '../api/security/signing.ts';
+import { createResponseSigner, signingKeyFileName, signResponses } from '../api/security/signing.ts';
+import { openStore } from '../pipeline/store/store.ts';
 import { verifySignature } from '../api/security/verify-signature.ts';
 import { cliEnv, runCli } from './helpers/cli.ts';
 import { tempDataDir } from './helpers/temp.ts';
@@ -51,6 +56,8 @@ describe('IP allowlist normalisation and matching', () => {
       '10.0.0.1/32',
       '10.0.0.0/8',
     ]);
+    // The whole IPv4-mapped range ::ffff:0:0/96 is every IPv4 address.
+    expect(normaliseAllowlist(['::ffff:0.0.0.0/96', '::ffff:10.0.0.0/100'])).toEqual(['0.0.0.0/0', '0.0.0.0/4']);
     for (const bad of ['', 'localhost', '203.0.113.0/33', '300.1.1.1', '2001:db8::/129', '10.0.0.0/8/8', 'fe80::1%eth0']) {
       expect(() => normaliseAllowlist([bad]), bad).toThrow();
     }
@@ -112,6 +119,11 @@ describe('IP allowlists and signed responses over HTTP', () => {
     expect(reply.body.keys).toEqual([{ kty: 'OKP', crv: 'Ed25519', x: expect.any(String), kid: reply.body.key_id, alg: 'EdDSA', use: 'sig' }]);
     expect(reply.body.public_key_pem).toMatch(/^-----BEGIN PUBLIC KEY-----\n/);
     expect(JSON.stringify(reply.body)).not.toMatch(/PRIVATE|"d":/);
+    // The key id is the RFC 7638 thumbprint: SHA-256 of the required members in lexicographic order, base64url.
+    const thumbprint = createHash('sha256').update(`{"crv":"Ed25519","kty":"OKP","x":"${reply.body.keys[0].x}"}`).digest('base64url');
+    expect(reply.body.key_id).toBe(thumbprint);
+    // The public key is a constant: clients may cache it for five minutes.
+    expect(reply.headers.get('cache-control')).toBe('public, max-age=300');
   });
 
   it('keeps the private key in DATA_DIR with mode 0600', () => {
@@ -169,6 +181,47 @@ describe('IP allowlists and signed responses over HTTP', () => {
     expect(verifySignature(reply.bytes, reply.headers, otherKey)).toEqual({ valid: false, reason: 'unknown_key' });
     const { publicKey: stranger } = await import('node:crypto').then((c) => c.generateKeyPairSync('ed25519'));
     expect(verifySignature(reply.bytes, reply.headers, stranger)).toEqual({ valid: false, reason: 'bad_signature' });
+  });
+
+  // The helper's edge cases: malformed timestamps, the ±300 s window on both sides and at its edge,
+  // a lone JWK of another key id, header names in any case, and keys that are not Ed25519.
+  it('the verify helper: malformed timestamps, the window both ways, a lone JWK of another id, any header case, non-Ed25519 keys', async () => {
+    const reply = await get(`${server.url}/v1/reputation/${scored}`, enterprise.key);
+    const timestamp = Number(reply.headers.get('x-signature-timestamp'));
+    for (const bad of ['abc', '1.5', '-5', '', '1e9', '1234567890123']) {
+      const headers = new Headers(reply.headers);
+      headers.set('x-signature-timestamp', bad);
+      expect(verifySignature(reply.bytes, headers, publicKey), JSON.stringify(bad)).toEqual({ valid: false, reason: bad === '' ? 'missing_headers' : 'malformed_timestamp' });
+    }
+    expect(verifySignature(reply.bytes, reply.headers, publicKey, { now: timestamp * 1000 + 300_000 }).valid).toBe(true);
+    expect(verifySignature(reply.bytes, reply.headers, publicKey, { now: timestamp * 1000 - 300_000 }).valid).toBe(true);
+    expect(verifySignature(reply.bytes, reply.headers, publicKey, { now: timestamp * 1000 + 300_001 })).toEqual({ valid: false, reason: 'timestamp_out_of_range' });
+    expect(verifySignature(reply.bytes, reply.headers, publicKey, { now: timestamp * 1000 - 301_000 })).toEqual({ valid: false, reason: 'timestamp_out_of_range' });
+
+    expect(verifySignature(reply.bytes, reply.headers, { ...publicKey.keys[0], kid: 'someone-else' })).toEqual({ valid: false, reason: 'unknown_key' });
+    const { kid: _kid, ...withoutKid } = publicKey.keys[0];
+    expect(verifySignature(reply.bytes, reply.headers, withoutKid).valid).toBe(true);
+
+    const canonical = { 'X-Signature': reply.headers.get('x-signature')!, 'X-Signature-Timestamp': String(timestamp), 'X-Signature-Key-Id': reply.headers.get('x-signature-key-id')! };
+    expect(verifySignature(reply.bytes, canonical, publicKey)).toMatchObject({ valid: true, keyId: publicKey.key_id, timestamp });
+
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey;
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey;
+    for (const key of [rsa, rsa.export({ format: 'pem', type: 'spki' }).toString(), ec]) {
+      expect(verifySignature(reply.bytes, reply.headers, key)).toEqual({ valid: false, reason: 'unknown_key' });
+    }
+  });
+
+  // A 304 sends no body: its signature covers the empty body, and verifies against it.
+  it('signs a 304 Not Modified over the empty body', async () => {
+    const first = await fetch(`${server.url}/openapi.json`, { headers: { 'X-API-Key': enterprise.key } });
+    await first.arrayBuffer();
+    const etag = first.headers.get('etag')!;
+    const again = await fetch(`${server.url}/openapi.json`, { headers: { 'X-API-Key': enterprise.key, 'If-None-Match': etag, 'Cache-Control': 'max-age=0' } });
+    const bytes = new Uint8Array(await again.arrayBuffer());
+    expect(again.status).toBe(304);
+    expect(bytes.length).toBe(0);
+    expect(verifySignature(bytes, again.headers, publicKey)).toMatchObject({ valid: true });
   });
 
   it('the README recipe with curl and openssl verifies a response', async () => {
@@ -267,6 +320,74 @@ describe('IP allowlists and signed responses over HTTP', () => {
     await allowlist({ keyId: enterprise.keyId, cidrs: ['::1'] });
     expect((await get(via6, enterprise.key)).status).toBe(200);
     expect((await get(via4, enterprise.key)).status).toBe(403);
+  });
+});
+
+describe('what a restart reads back', () => {
+  const dataDir = tempDataDir('enterprise-restart');
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0' });
+  let server: RunningServer;
+  afterAll(() => server?.close());
+  const allowlist = (args: { keyId?: string; accountId?: string; cidrs?: string[] }) =>
+    runOperationIn({ store: server.store, config, log: silentLogger, runs: server.runs, keys: server.keys }, 'accounts.allowlist', args);
+  const restart = async (between?: (store: Awaited<ReturnType<typeof openStore>>) => Promise<void>) => {
+    await server.close();
+    if (between) {
+      const store = await openStore({ dataDir, readConnections: 1 });
+      await between(store);
+      await store.close();
+    }
+    server = await startServer(config, silentLogger);
+  };
+
+  // After a restart each key's newest list is in force: a later wider list, and a later cleared one.
+  it('serves the newest allowlist version of each key after a restart', async () => {
+    server = await startServer(config, silentLogger);
+    const widened = await createAccount(server.store, { plan: 'enterprise' }, server.keys);
+    const cleared = await createAccount(server.store, { plan: 'enterprise' }, server.keys);
+    await allowlist({ accountId: widened.id, cidrs: ['203.0.113.0/24'] });
+    await allowlist({ accountId: widened.id, cidrs: ['127.0.0.0/8'] });
+    await allowlist({ accountId: cleared.id, cidrs: ['203.0.113.0/24'] });
+    await allowlist({ accountId: cleared.id, cidrs: [] });
+    await restart();
+    expect((await get(`${server.url}/v1/reputation/${unknown}`, widened.api_key)).status).toBe(404);
+    expect((await get(`${server.url}/v1/reputation/${unknown}`, cleared.api_key)).status).toBe(404);
+  });
+
+  // A cancelled enterprise account gets 403 account_cancelled, unsigned (only active enterprise keys are signed);
+  // and a key file group-readable (0640) is tightened to 0600 as well.
+  it('does not sign answers to a cancelled enterprise account; tightens a group-readable key file', async () => {
+    const account = await createAccount(server.store, { plan: 'enterprise' }, server.keys);
+    expect((await get(`${server.url}/v1/reputation/${unknown}`, account.api_key)).headers.get('x-signature')).not.toBeNull();
+    chmodSync(path.join(dataDir, signingKeyFileName), 0o640);
+    await restart((store) => store.write((tx) => tx.run(`UPDATE accounts SET status = 'cancelled' WHERE id = $1`, [account.id])));
+    expect(statSync(path.join(dataDir, signingKeyFileName)).mode & 0o777).toBe(0o600);
+    for (const url of [`${server.url}/v1/reputation/${unknown}`, `${server.url}/v1/nothing-here`]) {
+      const reply = await get(url, account.api_key);
+      expect(reply.status, url).toBeGreaterThanOrEqual(400);
+      expect(reply.headers.get('x-signature'), url).toBeNull();
+    }
+    expect((await get(`${server.url}/v1/reputation/${unknown}`, account.api_key)).body.error.code).toBe('account_cancelled');
+  });
+
+  // X-Signature-Timestamp is the signing time in whole Unix seconds (rounded down).
+  it('stamps the signing second', async () => {
+    const signer = createResponseSigner(generateKeyPairSync('ed25519').privateKey);
+    const app = new Koa<{ account: { plan: 'enterprise' } }>();
+    app.use(signResponses(signer, silentLogger, undefined, () => 1_700_000_000_999));
+    app.use((ctx) => {
+      ctx.state.account = { plan: 'enterprise' };
+      ctx.body = { ok: true };
+    });
+    const listener = http.createServer(app.callback());
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    try {
+      const reply = await get(`http://127.0.0.1:${(listener.address() as AddressInfo).port}/`);
+      expect(reply.headers.get('x-signature-timestamp')).toBe('1700000000');
+      expect(verifySignature(reply.bytes, reply.headers, signer.publicKeyPem, { now: 1_700_000_000_999 })).toEqual({ valid: true, keyId: signer.keyId, timestamp: 1_700_000_000 });
+    } finally {
+      await new Promise((resolve) => listener.close(resolve));
+    }
   });
 });
 

@@ -1,12 +1,13 @@
 // The database owner: migrations, the group-commit writer, the lock message, WAL failures.
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { openStore } from '../pipeline/store/store.ts';
 import { applyMigrations, listMigrations } from '../pipeline/store/migrations.ts';
 import { StoreLockedError, WalRecoveryError } from '../pipeline/store/errors.ts';
+import { readRows } from '../pipeline/store/rows.ts';
 import { repoRoot } from './helpers/cli.ts';
 import { tempDataDir } from './helpers/temp.ts';
 
@@ -92,6 +93,8 @@ describe('openStore', () => {
       expect((error as StoreLockedError).pid).toBe(holder.pid);
       expect((error as Error).message).toContain(`held by another process (PID ${holder.pid}`);
       expect((error as Error).message).toContain(`kill ${holder.pid}`);
+      // ...and the other way out: CLI commands go through a running server's admin endpoint.
+      expect((error as Error).message).toContain("run CLI commands while it runs: they go through its admin endpoint");
     } finally {
       holder.kill('SIGKILL');
     }
@@ -120,6 +123,67 @@ describe('openStore', () => {
     expect((error as Error).message).toContain('do not delete it');
     expect((error as Error).message).not.toContain('Stack Trace');
     expect(readFileSync(wal).equals(before)).toBe(true);
+  });
+  // A migration that fails is rolled back whole (its row too), named in the error, and leaves the connection usable.
+  it('rolls a failing migration back whole and names it', async () => {
+    const instance = await DuckDBInstance.create(path.join(tempDataDir('migrate-fail'), 'reputation.duckdb'));
+    const conn = await instance.connect();
+    const read = async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJson();
+    try {
+      const migrations = [
+        { version: 1, name: 'first', sql: 'CREATE TABLE first_table (x INTEGER)' },
+        { version: 2, name: 'broken', sql: 'CREATE TABLE half_made (x INTEGER); SELECT * FROM no_such_table' },
+      ];
+      await expect(applyMigrations(conn, migrations)).rejects.toThrow(/^migration 2_broken failed: .*no_such_table/);
+      expect(await read('SELECT version, name FROM schema_migrations ORDER BY version')).toEqual([{ version: 1, name: 'first' }]);
+      expect(await read(`SELECT table_name FROM duckdb_tables() WHERE table_name IN ('first_table', 'half_made')`)).toEqual([{ table_name: 'first_table' }]);
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
+  });
+
+  // Only files named NNN_name.sql are migrations, in version order.
+  it('lists only NNN_name.sql files as migrations', () => {
+    const dir = path.join(tempDataDir('migration-files'), 'migrations');
+    mkdirSync(dir);
+    for (const file of ['002_second.sql', '001_first.sql', 'notes.sql', '3_short.sql', '004_Upper.sql', '005_draft.sql.bak', 'README.md']) writeFileSync(path.join(dir, file), 'SELECT 1');
+    expect(listMigrations(`${dir}/`).map((m) => [m.version, m.name])).toEqual([[1, 'first'], [2, 'second']]);
+  });
+
+  // close() lets queued writes commit first, then checkpoints: the WAL is empty and every write is there on reopening.
+  it('close finishes queued writes and checkpoints them into the file', async () => {
+    const dataDir = tempDataDir('close');
+    const store = await openStore({ dataDir });
+    const writes = Array.from({ length: 50 }, (_, i) =>
+      store.write((tx) => tx.run(`INSERT INTO accounts (id, name, plan, status, created_at) VALUES ($1, NULL, 'free', 'active', utc_now())`, [`acc_${i}`])),
+    );
+    await store.close();
+    expect((await Promise.allSettled(writes)).map((r) => r.status)).toEqual(writes.map(() => 'fulfilled'));
+    const wal = `${store.file}.wal`;
+    expect(!existsSync(wal) || statSync(wal).size === 0).toBe(true);
+    const again = await openStore({ dataDir, readConnections: 1 });
+    expect(await again.read('SELECT count(*)::INTEGER AS n FROM accounts')).toEqual([{ n: 50 }]);
+    await again.close();
+  });
+
+  // A second close() is a no-op, and reads and writes after close are refused with 'store is closed'.
+  it('closes once; reads, writes and borrowed connections after close are refused', async () => {
+    const store = await openStore({ dataDir: tempDataDir('close-twice'), readConnections: 1 });
+    await store.close();
+    await expect(store.close()).resolves.toBeUndefined();
+    await expect(store.read('SELECT 1')).rejects.toThrow('store is closed');
+    await expect(store.withReadConnection(async () => 1)).rejects.toThrow('store is closed');
+  });
+
+  // A file DuckDB cannot open, with no WAL beside it, is not reported as a WAL failure.
+  it('reports a damaged database without a WAL as it is, not as a WAL that cannot be replayed', async () => {
+    const dataDir = tempDataDir('not-a-db');
+    writeFileSync(path.join(dataDir, 'reputation.duckdb'), 'this is not a DuckDB database file '.repeat(200));
+    const error = await openStore({ dataDir }).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(WalRecoveryError);
+    expect(existsSync(path.join(dataDir, 'reputation.duckdb.wal'))).toBe(false);
   });
 });
 
@@ -160,5 +224,82 @@ describe('group-commit writer', () => {
     expect(results).toEqual([10, 20, 30]);
     await store.close();
     await expect(store.write(async () => 1)).rejects.toThrow('store is closed');
+  });
+  // Group commit: writes queued while one commits share the next transaction (the first runs alone).
+  it('commits writes queued together in one transaction', async () => {
+    const store = await openStore({ dataDir: tempDataDir('group') });
+    try {
+      const txids = await Promise.all(Array.from({ length: 10 }, () => store.write(async (tx) => String((await tx.all('SELECT txid_current() AS t'))[0]!.t))));
+      expect(new Set(txids.slice(1)).size).toBe(1);
+      expect(txids[0]).not.toBe(txids[1]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('read pool', () => {
+  const gate = () => {
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    return { open, opened };
+  };
+  const turns = async (n: number) => {
+    for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  // DB_READ_CONNECTIONS defaults to 4: four readers hold a connection at once, a fifth waits for one.
+  it('lends four connections by default, then makes callers wait', async () => {
+    const store = await openStore({ dataDir: tempDataDir('pool-size') });
+    const hold = gate();
+    const started: number[] = [];
+    const borrowers = [0, 1, 2, 3, 4].map((i) =>
+      store.withReadConnection(async (conn) => {
+        started.push(i);
+        await hold.opened;
+        return readRows(await conn.runAndReadAll(`SELECT ${i} AS v`))[0]!.v;
+      }),
+    );
+    await turns(5);
+    expect(started).toEqual([0, 1, 2, 3]);
+    hold.open();
+    expect(await Promise.all(borrowers)).toEqual([0, 1, 2, 3, 4]);
+    await store.close();
+  });
+
+  // Callers waiting for a connection get one in arrival order.
+  it('serves waiting readers in arrival order', async () => {
+    const store = await openStore({ dataDir: tempDataDir('pool-order'), readConnections: 1 });
+    const hold = gate();
+    const order: string[] = [];
+    const first = store.withReadConnection(() => hold.opened);
+    const waiting = ['a', 'b', 'c', 'd'].map((name) => store.withReadConnection(async () => void order.push(name)));
+    await turns(2);
+    hold.open();
+    await Promise.all([first, ...waiting]);
+    expect(order).toEqual(['a', 'b', 'c', 'd']);
+    await store.close();
+  });
+
+  // close() waits for a read in flight before it closes the connections; the read gets its rows.
+  it('close waits for reads in flight', async () => {
+    const store = await openStore({ dataDir: tempDataDir('pool-close'), readConnections: 1 });
+    const hold = gate();
+    const events: string[] = [];
+    const reading = store.withReadConnection(async (conn) => {
+      await hold.opened;
+      const rows = readRows(await conn.runAndReadAll('SELECT 42 AS v'));
+      events.push('read');
+      return rows;
+    });
+    await turns(2);
+    const closing = store.close().then(() => events.push('closed'));
+    // The read is let go once close() has returned, or after a while if close() rightly waits for it.
+    const fallback = setTimeout(hold.open, 1_000);
+    void closing.then(hold.open);
+    expect(await reading).toEqual([{ v: 42 }]);
+    await closing;
+    clearTimeout(fallback);
+    expect(events).toEqual(['read', 'closed']);
   });
 });
