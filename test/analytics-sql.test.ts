@@ -278,6 +278,8 @@ describe('reputation sql', () => {
 
   it('takes exactly one statement, and reports DuckDB errors on one line', async () => {
     expect(await sql('SELECT 1; SELECT 2')).toMatchObject({ code: 1, stderr: 'reputation: give exactly one SQL statement\n' });
+    // No statement at all: the same, not DuckDB's client failing without a message.
+    for (const none of ['', ' ;', '/* only a comment */']) expect(await sql(none), none).toMatchObject({ code: 1, stderr: 'reputation: give exactly one SQL statement\n' });
     const bad = await sql('SELEC nonsense');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^reputation: .*Parser Error: syntax error at or near "SELEC"\n$/);

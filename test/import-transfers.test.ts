@@ -290,6 +290,13 @@ describe('importFile transfers: values at their limits', () => {
     expect((await loadedTransfers(report.importId)).map((r) => r.block_time)).toEqual(['2025-11-03 00:00:00']);
   });
 
+  it('reads a lower-case z offset as UTC, as RFC 3339 allows', async () => {
+    const file = writeCsv('lower-z.csv', [{ ...baseRow, block_time: '2025-11-03t10:15:00z' }]);
+    const report = await importFile(deps, { file, kind: 'transfers', onBadRows: 'refuse' });
+    expect(report).toMatchObject({ rowsLoaded: 1, badRows: [] });
+    expect((await loadedTransfers(report.importId)).map((r) => r.block_time)).toEqual(['2025-11-03 10:15:00']);
+  });
+
   it('reports bad Parquet rows by their 1-based row number', async () => {
     const csv = writeCsv('parquet-source.csv', [baseRow, { ...baseRow, log_index: 8, from_address: '0x123' }, { ...baseRow, log_index: 9 }]);
     const parquet = path.join(scratch, 'one-bad-row.parquet');

@@ -70,6 +70,8 @@ async function lockDown(conn: DuckDBConnection, directory: string, outputFile: s
   await conn.run('SET lock_configuration = true');
 }
 
+const oneStatement = 'give exactly one SQL statement';
+
 const readOnlyTypes = new Set<StatementType>([StatementType.SELECT, StatementType.EXPLAIN]);
 
 // The words a read statement starts with: when DuckDB cannot even prepare a statement (DELETE
@@ -78,8 +80,13 @@ const readOnlyTypes = new Set<StatementType>([StatementType.SELECT, StatementTyp
 const readStatementStart = /^(?:\s+|--[^\n]*|\/\*[\s\S]*?\*\/|\()*(select|with|from|values|table|explain|describe|desc|show|summarize|pivot|unpivot)\b/i;
 
 async function prepareReadOnly(conn: DuckDBConnection, query: string): Promise<DuckDBPreparedStatement> {
-  const statements = await userError(conn.extractStatements(query));
-  if (statements.count !== 1) throw new ExportQueryError('give exactly one SQL statement');
+  const statements = await conn.extractStatements(query).catch(async (err: Error) => {
+    // DuckDB's client fails without a message when it finds no statement at all ('', ';', a
+    // comment); one more statement after it then parses as the only one.
+    const withOne = await conn.extractStatements(`${query}\n;SELECT 1`).catch(() => null);
+    throw new ExportQueryError(withOne?.count === 1 ? oneStatement : firstLine(err));
+  });
+  if (statements.count !== 1) throw new ExportQueryError(oneStatement);
   const prepared = await statements.prepare(0).catch((err: Error) => {
     throw new ExportQueryError(readStatementStart.test(query) ? firstLine(err) : readOnlyRefusal);
   });

@@ -48,7 +48,7 @@ CREATE OR REPLACE TEMP MACRO import_timestamp(v) AS
   CASE
     WHEN regexp_full_match(v, '\s*[0-9]{1,10}\s*') THEN make_timestamp(trim(v)::BIGINT * 1000000)
     WHEN regexp_matches(v, '[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?\s*([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)\s*$')
-      THEN timezone('UTC', TRY_CAST(trim(v) AS TIMESTAMPTZ))
+      THEN timezone('UTC', TRY_CAST(upper(trim(v)) AS TIMESTAMPTZ))  -- RFC 3339 allows a lower-case z
     WHEN regexp_full_match(v, '\s*[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?)?\s*')
       THEN TRY_CAST(trim(v) AS TIMESTAMP)
   END;
