@@ -132,8 +132,10 @@ describe('enterprise custom limits', () => {
     const { id, api_key } = await createAccount(server.store, { plan: 'enterprise' }, server.keys);
     expect((await limits(['--account', id, '--quota', '2'])).code).toBe(0);
     const [created] = await server.store.read(`SELECT epoch_ms(created_at) AS ms FROM accounts WHERE id = $1`, [id]);
+    // Two minutes into the account's first cycle, whatever the clock earlier tests left (a cycle
+    // taken from that clock could end within the minute below, on a slow run).
+    now = new Date(Number(created!.ms) + 120_000);
     const first = cycleAt(new Date(Number(created!.ms)), now);
-    now = new Date(now.getTime() + 60_000);
     for (const used of ['1', '2', '3']) expect((await lookup(api_key)).used).toBe(used);
     // A month on, the contract gives the account 10 calls per cycle.
     now = new Date(first.end.getTime() + 5_000);
@@ -150,8 +152,10 @@ describe('enterprise custom limits', () => {
     const { id, api_key } = await createAccount(server.store, { plan: 'enterprise' }, server.keys);
     expect((await limits(['--account', id, '--quota', '2'])).code).toBe(0);
     const [created] = await server.store.read(`SELECT epoch_ms(created_at) AS ms FROM accounts WHERE id = $1`, [id]);
+    // Two minutes into the account's first cycle, whatever the clock earlier tests left (a cycle
+    // taken from that clock could end within the minute below, on a slow run).
+    now = new Date(Number(created!.ms) + 120_000);
     const first = cycleAt(new Date(Number(created!.ms)), now);
-    now = new Date(now.getTime() + 60_000);
     for (const used of ['1', '2']) expect((await lookup(api_key)).used).toBe(used);
     // Within the same flush interval (none runs here), the contract moves to 5 calls, and one more is counted.
     expect((await limits(['--account', id, '--quota', '5'])).code).toBe(0);
