@@ -45,6 +45,8 @@ beforeAll(async () => {
           return sendJson(res, { name: 'Imported Oracle', description: 'Publishes gas price forecasts for Base every block.' });
         case '/late/agent.json':
           return sendJson(res, { ...realAgent(origin), name: 'Late Agent', services: [{ name: 'web', endpoint: `${origin}/late/site` }] });
+        case '/retry/busy.json':
+          return sendJson(res, { error: 'maintenance' }, 503);
         case '/late/quick.json':
           return sendJson(res, { name: 'Quick Agent', description: 'Answers at once.' });
         case '/late/site':
@@ -207,6 +209,22 @@ describe('fetchMetadataJob', () => {
     expect(String(late!.fetched_at) > String(watermark!.newest)).toBe(true);
     const [evidence] = await store.read(`SELECT checked_at::VARCHAR AS checked_at FROM agent_evidence WHERE chain = 'late' AND agent_id = 0`);
     expect(String(evidence!.checked_at) > String(watermark!.newest)).toBe(true);
+  });
+
+  it('tries a transient failure again after retryAfterHours, an answered URI only after refetchAfterHours', async () => {
+    const file = Buffer.from(JSON.stringify({ name: 'Steady Agent', description: 'Always answers.' })).toString('base64');
+    await store.write((tx) =>
+      tx.run(
+        `INSERT INTO agent_registrations VALUES ('retry', 1, $1, 0, $2, 1, $3, '0xaa'), ('retry', 2, $4, 0, $2, 2, $5, '0xaa')`,
+        [`0x${'71'.padStart(64, '0')}`, registry, `${server.origin}/retry/busy.json`, `0x${'72'.padStart(64, '0')}`, `data:application/json;base64,${file}`],
+      ),
+    );
+    const first = await fetchMetadataJob({ store, log: silentLogger }, { ...options(), chain: 'retry' });
+    expect(first).toMatchObject({ selected: 2, byStatus: { ok: 1, server_error: 1 } });
+    // Fetched just now: nothing to do within the hour, then only the 503 is tried again.
+    expect((await fetchMetadataJob({ store, log: silentLogger }, { ...options(), chain: 'retry' })).selected).toBe(0);
+    const retried = await fetchMetadataJob({ store, log: silentLogger }, { ...options(), chain: 'retry', retryAfterHours: 0 });
+    expect(retried).toMatchObject({ selected: 1, byStatus: { server_error: 1 } });
   });
 
   it('writes many agents in several small batches', async () => {

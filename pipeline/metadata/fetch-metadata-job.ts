@@ -21,6 +21,8 @@ export interface FetchMetadataJobOptions extends FetchOptions {
   concurrency?: number;
   /** A URI fetched longer ago than this is fetched again (default 24). */
   refetchAfterHours?: number;
+  /** A URI whose last fetch failed transiently (timeout, network error, HTTP 5xx/429) is tried again after this (default 1). */
+  retryAfterHours?: number;
   onProgress?: (progress: { done: number; total: number }) => void;
 }
 
@@ -52,9 +54,9 @@ export async function fetchMetadataJob(
   deps: { store: Store; log: Logger },
   options: FetchMetadataJobOptions = {},
 ): Promise<FetchMetadataJobResult> {
-  const { chain, limit, concurrency = 8, refetchAfterHours = 24, onProgress, ...fetchOptions } = options;
-  const cutoff = new Date(Date.now() - refetchAfterHours * 3_600_000);
-  const agents = (await deps.store.read(sqlFile('metadata/agents_to_fetch'), [chain ?? null, toTimestamp(cutoff), limit ?? null])).map(
+  const { chain, limit, concurrency = 8, refetchAfterHours = 24, retryAfterHours = 1, onProgress, ...fetchOptions } = options;
+  const hoursAgo = (hours: number) => toTimestamp(new Date(Date.now() - hours * 3_600_000));
+  const agents = (await deps.store.read(sqlFile('metadata/agents_to_fetch'), [chain ?? null, hoursAgo(refetchAfterHours), limit ?? null, hoursAgo(retryAfterHours)])).map(
     (row): AgentToFetch => ({
       chain: String(row.chain),
       registry: String(row.registry),

@@ -1,5 +1,7 @@
 -- Agents whose registration file should be fetched now: their current agentURI was never fetched,
--- or was last fetched before the cutoff. Never-fetched agents come first, then the stalest.
+-- or was last fetched before the cutoff, or its last fetch failed transiently (timeout,
+-- network_error, server_error: the statuses sql/score/agents.sql does not let replace an earlier
+-- answer) before the retry cutoff. Never-fetched agents come first, then the stalest.
 --
 -- The current URI of an on-chain agent is the newest of its Registered and URIUpdated events by
 -- (block, log index). An agent known only from an imported file uses its newest import's URI;
@@ -8,6 +10,7 @@
 -- $1 chain, or NULL for every chain
 -- $2 cutoff TIMESTAMP (UTC): a fetch at this URI older than this is stale
 -- $3 row limit, or NULL for no limit
+-- $4 retry cutoff TIMESTAMP (UTC): a transient failure at this URI older than this is retried
 WITH events AS (
   SELECT chain, registry, agent_id, agent_uri, block_number, log_index FROM agent_registrations
   UNION ALL
@@ -37,7 +40,8 @@ current_uris AS (
   )
 ),
 last_fetch AS (
-  SELECT chain, registry, agent_id, agent_uri, max(fetched_at) AS fetched_at
+  SELECT chain, registry, agent_id, agent_uri, max(fetched_at) AS fetched_at,
+         arg_max(fetch_status, fetched_at) IN ('timeout', 'network_error', 'server_error') AS transient
   FROM registration_files
   GROUP BY chain, registry, agent_id, agent_uri
 )
@@ -51,6 +55,6 @@ FROM current_uris c
 LEFT JOIN last_fetch f
   ON f.chain = c.chain AND f.registry = c.registry AND f.agent_id = c.agent_id AND f.agent_uri = c.agent_uri
 WHERE ($1::VARCHAR IS NULL OR c.chain = $1::VARCHAR)
-  AND (f.fetched_at IS NULL OR f.fetched_at < $2::TIMESTAMP)
+  AND (f.fetched_at IS NULL OR f.fetched_at < $2::TIMESTAMP OR (f.transient AND f.fetched_at < $4::TIMESTAMP))
 ORDER BY f.fetched_at NULLS FIRST, c.chain, c.registry, c.agent_id
 LIMIT $3::BIGINT

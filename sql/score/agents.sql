@@ -43,7 +43,8 @@ newest_uri AS (
   SELECT DISTINCT ON (chain, agent_id) chain, agent_id, new_uri
     FROM agent_rows('agent_uri_updates') ORDER BY chain, agent_id, block_number DESC, log_index DESC
 ),
-fetches AS (          -- with when the same URI last answered (a file, or a definite failure)
+fetches AS (          -- with when the same URI last answered (a file, or a definite failure); the
+                      -- fetch-metadata job retries transient failures sooner (sql/metadata/agents_to_fetch.sql)
   SELECT *, fetch_status IN ('timeout', 'network_error', 'server_error') AS transient,
          max(CASE WHEN fetch_status NOT IN ('timeout', 'network_error', 'server_error') THEN fetched_at END)
            OVER (PARTITION BY chain, agent_id, agent_uri ORDER BY fetched_at) AS answered_at
