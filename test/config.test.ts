@@ -74,3 +74,88 @@ describe('loadConfig', () => {
     expect(() => loadConfig({}, file)).toThrow(/is not valid JSON/);
   });
 });
+
+describe('loadConfig: values, bounds and chain settings', () => {
+  // An empty variable counts as unset (a shell's `PORT=`), so the default or the file's value applies.
+  it('treats an empty environment variable as unset', () => {
+    expect(loadConfig({ PORT: '', HOST: '', RECORD_CACHE_SIZE: '' })).toMatchObject({ port: 8080, host: '127.0.0.1', recordCacheSize: 100_000 });
+  });
+
+  // PUBLIC_BASE_URL loses a trailing slash, and SIGNUP_URL defaults to $PUBLIC_BASE_URL/signup (README, Configuration).
+  it('derives the public base URL without a trailing slash and the signup URL from it', () => {
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://rep.example/' })).toMatchObject({ publicBaseUrl: 'https://rep.example', signupUrl: 'https://rep.example/signup' });
+    expect(loadConfig({ PORT: '9001' }).signupUrl).toBe('http://127.0.0.1:9001/signup');
+    expect(loadConfig({ SIGNUP_URL: 'https://join.example/x' }).signupUrl).toBe('https://join.example/x');
+  });
+
+  // Per-chain defaults documented in README: maxBlockRange 2000, rpcConcurrency 8, rpcTimeoutMs 15000; base needs 5 confirmations.
+  it('fills the documented per-chain defaults', () => {
+    const { chains } = loadConfig({ RPC_URL_BASE: 'https://base.example/rpc', RPC_URL_DEVNET: 'http://127.0.0.1:8545' });
+    expect(chains.base).toMatchObject({ maxBlockRange: 2000, rpcConcurrency: 8, rpcTimeoutMs: 15_000, confirmations: 5 });
+    expect(chains.devnet).toMatchObject({ maxBlockRange: 2000, rpcConcurrency: 8, rpcTimeoutMs: 15_000, confirmations: 0, chainId: 1337 });
+  });
+
+  it.each([
+    [{ DB_READ_CONNECTIONS: '65' }, /^invalid setting DB_READ_CONNECTIONS: /],
+    [{ TRUST_PROXY_HOPS: '11' }, /^invalid setting TRUST_PROXY_HOPS: /],
+    [{ PROXY_IP_HEADER: 'X Forwarded For' }, /^invalid setting PROXY_IP_HEADER: must be an HTTP header name$/],
+    [{ QUEUE_PREFIX: 'rep:prod' }, /^invalid setting QUEUE_PREFIX: letters, digits, _ and - only$/],
+    [{ STALE_AFTER_SECONDS: String(366 * 86_400 + 1) }, /^invalid setting STALE_AFTER_SECONDS: /],
+    [{ METADATA_ALLOW_PRIVATE_ADDRESSES: 'maybe' }, /^invalid setting METADATA_ALLOW_PRIVATE_ADDRESSES: /],
+    [{ RPC_URL_BASE: 'wss://base.example/rpc' }, /^invalid setting RPC_URL_BASE: /],
+  ])('%j is out of bounds and refused naming the setting', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  // The bounds themselves are allowed: RECORD_CACHE_SIZE 0 turns the cache off, 64 read connections, 10 proxy hops.
+  it('accepts values on the bounds', () => {
+    expect(loadConfig({ RECORD_CACHE_SIZE: '0', DB_READ_CONNECTIONS: '64', TRUST_PROXY_HOPS: '10', STALE_AFTER_SECONDS: String(366 * 86_400) })).toMatchObject({
+      recordCacheSize: 0,
+      readConnections: 64,
+      trustProxyHops: 10,
+      staleAfterSeconds: 366 * 86_400,
+    });
+  });
+
+  // The boolean setting reads "false" as false (not as a non-empty, truthy string); the file may give a JSON boolean.
+  it('reads METADATA_ALLOW_PRIVATE_ADDRESSES as a boolean word', () => {
+    expect(loadConfig({}).metadataAllowPrivateAddresses).toBe(false);
+    expect(loadConfig({ METADATA_ALLOW_PRIVATE_ADDRESSES: 'false' }).metadataAllowPrivateAddresses).toBe(false);
+    expect(loadConfig({ METADATA_ALLOW_PRIVATE_ADDRESSES: 'true' }).metadataAllowPrivateAddresses).toBe(true);
+    const file = path.join(tempDataDir('config-bool'), 'config.json');
+    writeFileSync(file, JSON.stringify({ metadataAllowPrivateAddresses: true }));
+    expect(loadConfig({}, file).metadataAllowPrivateAddresses).toBe(true);
+  });
+
+  // A chain without a profile, described in the file, is enabled by RPC_URL_<NAME> with - written as _; addresses are lowercased.
+  it('enables a file-described chain by RPC_URL_<NAME> and lowercases its addresses', () => {
+    const file = path.join(tempDataDir('config-chain'), 'config.json');
+    const token = '0xABCDEF0123456789ABCDEF0123456789ABCDEF01';
+    writeFileSync(file, JSON.stringify({ chains: { 'my-chain': { chainId: 10, token: { address: token, startBlock: 5 }, facilitatorNetwork: 'base' } } }));
+    const { chains } = loadConfig({ RPC_URL_MY_CHAIN: 'https://my.example/rpc' }, file);
+    expect(chains['my-chain']).toMatchObject({ name: 'my-chain', chainId: 10, rpcUrl: 'https://my.example/rpc', token: { address: token.toLowerCase(), startBlock: 5 } });
+  });
+
+  // A shipped chain given in the file (with its rpcUrl there, no RPC_URL_ variable) still takes the profile's other fields.
+  it('merges a file chain with its shipped profile', () => {
+    const file = path.join(tempDataDir('config-profile'), 'config.json');
+    writeFileSync(file, JSON.stringify({ chains: { base: { rpcUrl: 'https://base.example/rpc', maxBlockRange: 500 } } }));
+    expect(loadConfig({}, file).chains.base).toMatchObject({ chainId: 8453, confirmations: 5, maxBlockRange: 500, rpcUrl: 'https://base.example/rpc', facilitatorNetwork: 'base' });
+  });
+
+  // An empty RPC_URL_<CHAIN> enables nothing.
+  it('ignores an empty RPC_URL_ variable', () => {
+    expect(loadConfig({ RPC_URL_BASE: '', RPC_URL_NOSUCH: '' }).chains).toEqual({});
+  });
+
+  // Chain names are lowercase letters, digits and -; a bad chain address is refused with the reason.
+  it('refuses a bad chain address and a bad chain name', () => {
+    const dir = tempDataDir('config-chain-bad');
+    const file = path.join(dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ chains: { mychain: { chainId: 1, token: { address: '0x12', startBlock: 0 }, facilitatorNetwork: 'base' } } }));
+    expect(() => loadConfig({}, file)).toThrow(/^invalid setting chains\b.*: must be a 0x-prefixed 20-byte hex address$/);
+    writeFileSync(file, JSON.stringify({ chains: { My_Chain: { chainId: 1, token: { address: `0x${'1'.repeat(40)}`, startBlock: 0 }, facilitatorNetwork: 'base' } } }));
+    expect(() => loadConfig({}, file)).toThrow(/^invalid setting chains\b/);
+  });
+});
