@@ -141,10 +141,17 @@ export function loadConfig(env: Env = process.env, configFile = env.REPUTATION_C
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    // A top-level value is named as it was given: its environment variable, or its key in the file.
+    // A value is named as it was given: its environment variable, or its key in the file. Chains
+    // mix both: an RPC URL is its variable, any other chain field a key of the file.
     const head = String(issue.path[0]);
-    const name = head in fromFile && !fromEnv.has(head) ? `${head} (config file ${configFile})` : settingName(issue.path);
-    throw new ConfigError(`invalid setting ${name}: ${issue.message}`);
+    const inFile = (key: string) => `${key} (config file ${configFile})`;
+    const name =
+      head === 'chains'
+        ? configFile && issue.path[2] !== 'rpcUrl' ? inFile(settingName(issue.path)) : settingName(issue.path)
+        : head in fromFile && !fromEnv.has(head) ? inFile(head) : settingName(issue.path);
+    // A bad key of a record (a chain name) carries the key schema's own message inside.
+    const message = issue.code === 'invalid_key' ? issue.issues[0]?.message ?? issue.message : issue.message;
+    throw new ConfigError(`invalid setting ${name}: ${message}`);
   }
   const c = parsed.data;
   const publicBaseUrl = (c.publicBaseUrl ?? `http://127.0.0.1:${c.port}`).replace(/\/$/, '');

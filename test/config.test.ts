@@ -154,8 +154,15 @@ describe('loadConfig: values, bounds and chain settings', () => {
     const dir = tempDataDir('config-chain-bad');
     const file = path.join(dir, 'config.json');
     writeFileSync(file, JSON.stringify({ chains: { mychain: { chainId: 1, token: { address: '0x12', startBlock: 0 }, facilitatorNetwork: 'base' } } }));
-    expect(() => loadConfig({}, file)).toThrow(/^invalid setting chains\b.*: must be a 0x-prefixed 20-byte hex address$/);
+    expect(() => loadConfig({}, file)).toThrow(`invalid setting chains.mychain.token.address (config file ${file}): must be a 0x-prefixed 20-byte hex address`);
     writeFileSync(file, JSON.stringify({ chains: { My_Chain: { chainId: 1, token: { address: `0x${'1'.repeat(40)}`, startBlock: 0 }, facilitatorNetwork: 'base' } } }));
-    expect(() => loadConfig({}, file)).toThrow(/^invalid setting chains\b/);
+    expect(() => loadConfig({}, file)).toThrow(`invalid setting chains.My_Chain (config file ${file}): chain names are lowercase letters, digits and -`);
+  });
+
+  // With chains in the file, a bad RPC URL from the environment is still named by its variable.
+  it('names a bad RPC URL by its variable when the file describes chains too', () => {
+    const file = path.join(tempDataDir('config-chain-env'), 'config.json');
+    writeFileSync(file, JSON.stringify({ chains: { base: { confirmations: 12 } } }));
+    expect(() => loadConfig({ RPC_URL_BASE: 'ftp://base.example' }, file)).toThrow(/^invalid setting RPC_URL_BASE: /);
   });
 });
