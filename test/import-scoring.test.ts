@@ -1,7 +1,6 @@
 // Imported payments (EVM and Solana) reach scoring and the API like chain-ingested ones, through
 // the CLI command a data team would run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../pipeline/config.ts';
@@ -107,15 +106,7 @@ describe('reputation import → score → lookup', () => {
   it('a relative path is read from the directory the command runs in, not the server\'s', async () => {
     // The server runs in this process (repository root); the command runs in DATA_DIR.
     copyFileSync(fixture('transfers.csv'), path.join(dataDir, 'relative.csv'));
-    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [path.join(repoRoot, 'bin/reputation.js'), 'import', 'relative.csv', '--kind', 'transfers'], { env: cliEnv(dataDir), cwd: dataDir });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d));
-      child.stderr.on('data', (d: Buffer) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const result = await runCli(['import', 'relative.csv', '--kind', 'transfers'], cliEnv(dataDir), dataDir);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout).toBe(`${path.join(dataDir, 'relative.csv')} (csv, transfers): read 5 rows, loaded 5 rows, 0 bad\n`);
   });

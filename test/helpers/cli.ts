@@ -22,9 +22,10 @@ export function cliEnv(dataDir: string, extra: Record<string, string> = {}): Nod
   return env;
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+/** Runs the CLI in `cwd` (the repository root unless told) and collects its output and exit code. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd = repoRoot): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env, cwd: repoRoot });
+    const child = spawn(process.execPath, [bin, ...args], { env, cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));
