@@ -45,10 +45,10 @@ newest_uri AS (
 ),
 fetches AS (          -- with when the same URI last answered (a file, or a definite failure); the
                       -- fetch-metadata job retries transient failures sooner (sql/metadata/agents_to_fetch.sql)
-  SELECT *, fetch_status IN ('timeout', 'network_error', 'server_error') AS transient,
-         max(CASE WHEN fetch_status NOT IN ('timeout', 'network_error', 'server_error') THEN fetched_at END)
-           OVER (PARTITION BY chain, agent_id, agent_uri ORDER BY fetched_at) AS answered_at
-    FROM agent_rows('registration_files')
+  SELECT *, max(CASE WHEN NOT transient THEN fetched_at END)
+              OVER (PARTITION BY chain, agent_id, agent_uri ORDER BY fetched_at) AS answered_at
+    FROM (SELECT *, fetch_status IN ('timeout', 'network_error', 'server_error') AS transient
+            FROM agent_rows('registration_files'))
 ),
 newest_file AS (      -- a transient failure does not replace what the same URI answered in the 7
                       -- days before it: a server down for an hour must not cost the agent its
