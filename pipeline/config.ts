@@ -141,17 +141,9 @@ export function loadConfig(env: Env = process.env, configFile = env.REPUTATION_C
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    // A value is named as it was given: its environment variable, or its key in the file. Chains
-    // mix both: an RPC URL is its variable, any other chain field a key of the file.
-    const head = String(issue.path[0]);
-    const inFile = (key: string) => `${key} (config file ${configFile})`;
-    const name =
-      head === 'chains'
-        ? configFile && issue.path[2] !== 'rpcUrl' ? inFile(settingName(issue.path)) : settingName(issue.path)
-        : head in fromFile && !fromEnv.has(head) ? inFile(head) : settingName(issue.path);
     // A bad key of a record (a chain name) carries the key schema's own message inside.
     const message = issue.code === 'invalid_key' ? issue.issues[0]?.message ?? issue.message : issue.message;
-    throw new ConfigError(`invalid setting ${name}: ${message}`);
+    throw new ConfigError(`invalid setting ${givenName(issue.path, fromFile, fromEnv, configFile)}: ${message}`);
   }
   const c = parsed.data;
   const publicBaseUrl = (c.publicBaseUrl ?? `http://127.0.0.1:${c.port}`).replace(/\/$/, '');
@@ -202,6 +194,17 @@ function mergeChains(fileChains: Record<string, unknown> | undefined, env: Env):
     chains[name] = { ...chainProfiles[name], ...chains[name], rpcUrl: value };
   }
   return chains;
+}
+
+/**
+ * A setting named as it was given: its environment variable, or its key and the file. Chains mix
+ * both: an RPC URL is its variable, any other chain field (and a chain's name) a key of the file.
+ */
+function givenName(issuePath: readonly PropertyKey[], fromFile: object, fromEnv: Set<string>, configFile: string | undefined): string {
+  const head = String(issuePath[0]);
+  const inFile = head === 'chains' ? issuePath[2] !== 'rpcUrl' : head in fromFile && !fromEnv.has(head);
+  if (!inFile || !configFile) return settingName(issuePath);
+  return `${head === 'chains' ? settingName(issuePath) : head} (config file ${configFile})`;
 }
 
 function settingName(issuePath: readonly PropertyKey[]): string {
