@@ -128,14 +128,21 @@ describe('enterprise custom limits', () => {
     }
   });
 
-  it('a closed cycle is billed by the included calls of its time, not by an override set later', async () => {
+  /**
+   * A new enterprise account with its own included calls, and the clock two minutes into its first
+   * cycle, whatever the clock earlier tests left (a cycle taken from that clock could end within the
+   * tests' next minute, on a slow run).
+   */
+  const enterpriseInFirstCycle = async (includedCalls: number) => {
     const { id, api_key } = await createAccount(server.store, { plan: 'enterprise' }, server.keys);
-    expect((await limits(['--account', id, '--quota', '2'])).code).toBe(0);
+    expect((await limits(['--account', id, '--quota', String(includedCalls)])).code).toBe(0);
     const [created] = await server.store.read(`SELECT epoch_ms(created_at) AS ms FROM accounts WHERE id = $1`, [id]);
-    // Two minutes into the account's first cycle, whatever the clock earlier tests left (a cycle
-    // taken from that clock could end within the minute below, on a slow run).
     now = new Date(Number(created!.ms) + 120_000);
-    const first = cycleAt(new Date(Number(created!.ms)), now);
+    return { id, api_key, first: cycleAt(new Date(Number(created!.ms)), now) };
+  };
+
+  it('a closed cycle is billed by the included calls of its time, not by an override set later', async () => {
+    const { id, api_key, first } = await enterpriseInFirstCycle(2);
     for (const used of ['1', '2', '3']) expect((await lookup(api_key)).used).toBe(used);
     // A month on, the contract gives the account 10 calls per cycle.
     now = new Date(first.end.getTime() + 5_000);
@@ -149,13 +156,7 @@ describe('enterprise custom limits', () => {
   });
 
   it('a closed cycle is billed by the included calls in force when its calls were last counted, also when they changed between flushes', async () => {
-    const { id, api_key } = await createAccount(server.store, { plan: 'enterprise' }, server.keys);
-    expect((await limits(['--account', id, '--quota', '2'])).code).toBe(0);
-    const [created] = await server.store.read(`SELECT epoch_ms(created_at) AS ms FROM accounts WHERE id = $1`, [id]);
-    // Two minutes into the account's first cycle, whatever the clock earlier tests left (a cycle
-    // taken from that clock could end within the minute below, on a slow run).
-    now = new Date(Number(created!.ms) + 120_000);
-    const first = cycleAt(new Date(Number(created!.ms)), now);
+    const { id, api_key, first } = await enterpriseInFirstCycle(2);
     for (const used of ['1', '2']) expect((await lookup(api_key)).used).toBe(used);
     // Within the same flush interval (none runs here), the contract moves to 5 calls, and one more is counted.
     expect((await limits(['--account', id, '--quota', '5'])).code).toBe(0);

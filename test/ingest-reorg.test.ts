@@ -117,17 +117,39 @@ describe('reorg handling', () => {
 });
 
 /**
- * A fresh devnet and store, the devnet chain with ranges of 4 blocks, and `pay(label, to)`: a
- * facilitator-settled payment of 1 USDC from account 1 to account `to`. Both are closed after `body`.
+ * A fresh devnet and store, the devnet chain with ranges of 4 blocks, `pay(label, to)`: a
+ * facilitator-settled payment of 1 USDC from account 1 to account `to`, and
+ * `forkAfterTokenIngest(mined)`: the token source ingests a payment to account 9, then the chain
+ * forks from before it, with a payment to account 8 and `mined` more blocks. The devnet and the
+ * store are closed after `body`.
  */
-async function withSmallRangeDevnet(name: string, body: (t: { devnet: Devnet; store: Store; chain: ReturnType<typeof smallRangeChain>; testClient: ReturnType<typeof devnetClients>['testClient']; pay: (label: string, to: number) => Promise<unknown> }) => Promise<void>): Promise<void> {
+async function withSmallRangeDevnet(
+  name: string,
+  body: (t: {
+    devnet: Devnet;
+    store: Store;
+    chain: ReturnType<typeof smallRangeChain>;
+    testClient: ReturnType<typeof devnetClients>['testClient'];
+    pay: (label: string, to: number) => Promise<unknown>;
+    forkAfterTokenIngest: (mined: number) => Promise<void>;
+  }) => Promise<void>,
+): Promise<void> {
   const devnet = await startDevnet({ port: 0 });
   const store = await openStore({ dataDir: tempDataDir(name) });
   try {
     const { testClient, publicClient, walletClient } = devnetClients(devnet);
+    const chain = smallRangeChain(devnet);
     const pay = (label: string, to: number) =>
       payWithAuthorization({ publicClient, walletClient, token: devnet.token.address, payer: devnet.accounts[1]!, to: devnet.accounts[to]!.address, value: 1_000_000n, facilitator: devnet.facilitators[0]!, nonce: keccak256(stringToBytes(label)) });
-    await body({ devnet, store, chain: smallRangeChain(devnet), testClient, pay });
+    const forkAfterTokenIngest = async (mined: number) => {
+      const snapshot = await testClient.snapshot();
+      await pay('old-branch', 9);
+      await ingestChain({ store, chain, log: silentLogger, only: 'token' });
+      await testClient.revert({ id: snapshot });
+      await pay('new-branch', 8);
+      await testClient.mine({ blocks: mined });
+    };
+    await body({ devnet, store, chain, testClient, pay, forkAfterTokenIngest });
   } finally {
     await store.close();
     await devnet.close();
@@ -138,13 +160,8 @@ const smallRangeChain = (devnet: Devnet) => ({ ...loadConfig({ RPC_URL_DEVNET: d
 
 describe('reorg seen by one source only', () => {
   it('rolls back a source that stored the old branch even when another stored the new one', () =>
-    withSmallRangeDevnet('reorg-sources', async ({ devnet, store, chain, testClient, pay }) => {
-      const snapshot = await testClient.snapshot();
-      await pay('old-branch', 9);
-      await ingestChain({ store, chain, log: silentLogger, only: 'token' });
-      await testClient.revert({ id: snapshot });
-      await pay('new-branch', 8);
-      await testClient.mine({ blocks: 3 });
+    withSmallRangeDevnet('reorg-sources', async ({ devnet, store, chain, forkAfterTokenIngest }) => {
+      await forkAfterTokenIngest(3);
       // The identity source reads the new branch in a run that began before the reorg (so no
       // reorg check ran in between): it now holds new-branch blocks, newer than the token's.
       const rpc = createChainRpc(chain);
@@ -158,13 +175,8 @@ describe('reorg seen by one source only', () => {
 
 describe('a reorg between the reorg check and a range', () => {
   it('writes nothing when a range does not follow the cursor\'s block: ChunkDoesNotFollowError', () =>
-    withSmallRangeDevnet('reorg-under-ingest', async ({ devnet, store, chain, testClient, pay }) => {
-      const snapshot = await testClient.snapshot();
-      await pay('old-branch', 9);
-      await ingestChain({ store, chain, log: silentLogger, only: 'token' });
-      await testClient.revert({ id: snapshot });
-      await pay('new-branch', 8);
-      await testClient.mine({ blocks: 6 });
+    withSmallRangeDevnet('reorg-under-ingest', async ({ devnet, store, chain, forkAfterTokenIngest }) => {
+      await forkAfterTokenIngest(6);
       const snapshotOf = async () => ({
         cursors: await store.read(`SELECT block_number::VARCHAR AS b, block_hash FROM ingest_cursors ORDER BY b, block_hash`),
         transfers: await store.read(`SELECT tx_hash, log_index FROM token_transfers ORDER BY tx_hash, log_index`),
