@@ -265,7 +265,9 @@ function send(origin: URL, req: FuzzRequest, headers: Record<string, string | st
   return new Promise((resolve, reject) => {
     const all: Record<string, string | string[]> = { ...req.headers, ...headers };
     if (req.contentType !== undefined) all['Content-Type'] = req.contentType;
-    if (req.body && !req.chunked) all['Content-Length'] = String(req.body.length);
+    // A body is framed one way or the other: Node's client chunks by default only for methods
+    // that usually carry one, and would send a TRACE's body bare, read as the next request's start.
+    if (req.body) all[req.chunked ? 'Transfer-Encoding' : 'Content-Length'] = req.chunked ? 'chunked' : String(req.body.length);
     const request = http.request({ host: origin.hostname, port: origin.port, method: req.method, path: req.path, headers: all, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
