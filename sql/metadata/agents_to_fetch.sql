@@ -1,7 +1,7 @@
 -- Agents whose registration file should be fetched now: their current agentURI was never fetched,
--- or was last fetched before the cutoff, or its last fetch failed transiently (timeout,
--- network_error, server_error: the statuses sql/score/agents.sql does not let replace an earlier
--- answer) before the retry cutoff. Never-fetched agents come first, then the stalest.
+-- or was last fetched before the cutoff, or its last fetch failed transiently (transient_fetch(),
+-- migration 032: a failure sql/score/agents.sql does not let replace an earlier answer) before the
+-- retry cutoff. Never-fetched agents come first, then the stalest.
 --
 -- The current URI of an on-chain agent is the newest of its Registered and URIUpdated events by
 -- (block, log index). An agent known only from an imported file uses its newest import's URI;
@@ -41,7 +41,7 @@ current_uris AS (
 ),
 last_fetch AS (
   SELECT chain, registry, agent_id, agent_uri, max(fetched_at) AS fetched_at,
-         arg_max(fetch_status, fetched_at) IN ('timeout', 'network_error', 'server_error') AS transient
+         transient_fetch(arg_max(fetch_status, fetched_at)) AS transient
   FROM registration_files
   GROUP BY chain, registry, agent_id, agent_uri
 )

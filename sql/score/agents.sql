@@ -47,7 +47,7 @@ fetches AS (          -- with when the same URI last answered (a file, or a defi
                       -- fetch-metadata job retries transient failures sooner (sql/metadata/agents_to_fetch.sql)
   SELECT *, max(CASE WHEN NOT transient THEN fetched_at END)
               OVER (PARTITION BY chain, agent_id, agent_uri ORDER BY fetched_at) AS answered_at
-    FROM (SELECT *, fetch_status IN ('timeout', 'network_error', 'server_error') AS transient
+    FROM (SELECT *, transient_fetch(fetch_status) AS transient
             FROM agent_rows('registration_files'))
 ),
 newest_file AS (      -- a transient failure does not replace what the same URI answered in the 7
