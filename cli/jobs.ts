@@ -122,7 +122,7 @@ export function registerJobCommands(program: Command, config: () => Config, log:
     .description('run a job now and follow its progress')
     .argument('<job>', jobNames.join(' | '))
     .option('--data <json>', 'job input as a JSON object', jsonObject, {})
-    .option('--no-wait', 'enqueue and return the run id at once (needs a running server)')
+    .option('--no-wait', 'with a running server, enqueue and return the run id at once; without one the job runs here to the end')
     .action(async (job: string, opts: { data: Record<string, unknown>; wait: boolean }) => {
       if (!(jobNames as string[]).includes(job)) throw new UsageError(`unknown job ${job}; jobs: ${jobNames.join(', ')}`);
       if (opts.wait) return runJobAndReport(config(), log, job as JobName, opts.data);
