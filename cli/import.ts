@@ -14,7 +14,7 @@ export function registerImportCommand(program: Command, config: () => Config, lo
   program
     .command('import')
     .description('load a Parquet, CSV or JSONL export (transfers incl. Solana, ERC-8004 agents, feedback); see README for columns')
-    .argument('<file>', 'the file; format from its extension (.parquet, .csv, .jsonl, .ndjson, optionally .gz)')
+    .argument('<file>', 'the file; format from its extension (.parquet, or .csv, .jsonl, .ndjson, those optionally .gz), else give --format')
     .addOption(new Option('--kind <kind>', 'what the file holds').choices(importKinds).makeOptionMandatory())
     .addOption(new Option('--on-bad-rows <mode>', 'skip bad rows, or refuse the whole file if there is any').choices(['skip', 'refuse']).default('refuse'))
     .addOption(new Option('--format <format>', 'override the format from the extension').choices(importFormats))

@@ -40,7 +40,10 @@ program
 
 program
   .command('demo')
-  .description('start a local devnet with x402 payments, ingest and score it, and serve the API with demo keys')
+  .description(
+    'start a local devnet (DEVNET_PORT) with x402 payments (DEMO_AGENTS, DEMO_PAYMENTS), ingest and score it, and serve the API (PORT) ' +
+      'with demo keys; runs until Ctrl-C',
+  )
   .action(async () => (await import('./demo.ts')).runDemo(config(), log));
 
 program
