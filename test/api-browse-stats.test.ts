@@ -283,6 +283,7 @@ describe('stats, agent browse, legacy endpoints, health', () => {
       ['limit=0', 'limit'],
       ['limit=101', 'limit'],
       ['limit=ten', 'limit'],
+      ['limit=99999999999999999999999', 'limit must be at most 100'],
       ['limit=1&limit=2', 'limit'],
       ['offset=-1', 'offset'],
       ['offset=1.5', 'offset'],
@@ -302,6 +303,12 @@ describe('stats, agent browse, legacy endpoints, health', () => {
     ]) {
       await expectBadRequest(`/v1/agents?${query}`, name!);
     }
+    // A repeated parameter is named as repeated, whatever its kind, not reported as a bad value.
+    for (const name of ['limit', 'grade', 'entity_type', 'has_endpoint', 'chain']) {
+      const value = { limit: '5', grade: 'C', entity_type: 'agent', has_endpoint: 'true', chain: 'base' }[name]!;
+      await expectBadRequest(`/v1/agents?${name}=${value}&${name}=${value}`, `${name} must be given once`);
+    }
+    await expectBadRequest('/api/v1/x402/browse?role=agent&role=service', 'role must be given once', false);
   });
 
   it('legacy stats endpoints need no key, serve the run’s bodies, and are public for 5 minutes', async () => {

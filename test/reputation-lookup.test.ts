@@ -173,6 +173,23 @@ describe('reputation lookups: status and the view variant', () => {
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('bad_request');
     }
+    // Only digits: no blank (which coerced to 0 and silently replaced the default of 10), hex,
+    // exponent or sign; and a repeated parameter is named as such, not reported as a bad value.
+    for (const [query, message] of [
+      ['?view=full&min_transactions=', 'min_transactions must be a whole number from 0 to 1000000000'],
+      ['?view=full&min_transactions=%20', 'min_transactions must be a whole number from 0 to 1000000000'],
+      ['?view=full&min_transactions=0x10', 'min_transactions must be a whole number from 0 to 1000000000'],
+      ['?view=full&min_transactions=1e3', 'min_transactions must be a whole number from 0 to 1000000000'],
+      ['?view=full&min_transactions=-0', 'min_transactions must be a whole number from 0 to 1000000000'],
+      ['?view=full&min_transactions=3&min_transactions=3', 'min_transactions must be given once'],
+      ['?view=full&view=full', 'view must be given once'],
+      ['?view=full&min_grade=C&min_grade=D', 'min_grade must be given once'],
+      ['?chain=base&chain=devnet', 'chain must be given once'],
+      ['?view=full&min_grade=E', 'min_grade must be one of A, B, C, D, F'],
+    ]) {
+      const res = await lookup(payee, keys.paid, query);
+      expect([query, res.status, res.body.error?.code, res.body.error?.message]).toEqual([query, 400, 'bad_request', message]);
+    }
     const huge = await lookup(payee, keys.paid, '?view=full&min_transactions=99999999999999999999999');
     expect([huge.status, huge.body.error.message]).toEqual([400, 'min_transactions must be at most 1000000000']);
     const sol = await lookup(solana, keys.paid, '?view=summary');

@@ -16,6 +16,13 @@ export function parseQuery<T extends z.ZodType>(schema: T, query: unknown): z.ou
 export const single = (name: string) => z.string({ message: `${name} must be given once` });
 
 /**
+ * One of `values`, given once. The enum stays the schema (the OpenAPI document lists its values);
+ * only its message tells a repeated parameter (an array) from a wrong value.
+ */
+export const oneOf = <const V extends readonly [string, ...string[]]>(name: string, values: V, message = `${name} must be one of ${values.join(', ')}`) =>
+  z.enum(values, { error: (issue) => (Array.isArray(issue.input) ? `${name} must be given once` : message) });
+
+/**
  * What each helper's value means once parsed, for the OpenAPI document (api/openapi/document.ts):
  * a query string is text, so a validator's input schema only says "a string of digits"; the
  * document shows this instead (type, bounds, default), set from the same arguments as the validator.
@@ -40,7 +47,7 @@ export const q = {
       single(name)
         .regex(/^\d+$/, `${name} must be a whole number from ${min} to ${max}`)
         .transform(Number)
-        .pipe(z.number().int().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`))
+        .pipe(z.number().max(max, `${name} must be at most ${max}`).min(min, `${name} must be at least ${min}`).int())
         .optional()
         .transform((v) => (v ?? fallback) as number | F),
       { type: 'integer', minimum: min, maximum: max, ...(fallback === undefined ? {} : { default: fallback }) },
@@ -56,14 +63,12 @@ export const q = {
     ),
   boolean: (name: string) =>
     documented(
-      z
-        .enum(['true', 'false'], { message: `${name} must be true or false` })
+      oneOf(name, ['true', 'false'], `${name} must be true or false`)
         .transform((v) => v === 'true')
         .optional(),
       { type: 'boolean' },
     ),
-  oneOf: <const V extends readonly [string, ...string[]]>(name: string, values: V) =>
-    z.enum(values, { message: `${name} must be one of ${values.join(', ')}` }).optional(),
+  oneOf: <const V extends readonly [string, ...string[]]>(name: string, values: V) => oneOf(name, values).optional(),
 };
 
 export const grades = ['A', 'B', 'C', 'D', 'F'] as const;

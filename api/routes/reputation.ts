@@ -12,8 +12,9 @@ import { requireEntitlement } from '../middleware/entitlement.ts';
 import { scoreStatus } from '../reputation/record.ts';
 import { serveAddress } from '../reputation/lookup.ts';
 import type { RecordCache } from '../reputation/cache.ts';
-import { defaultPolicy, gradeOrder, unscoredViewFacts, viewRecord, type Grade, type ViewFacts } from '../reputation/view.ts';
+import { defaultPolicy, unscoredViewFacts, viewRecord, type Grade, type ViewFacts } from '../reputation/view.ts';
 import { accountLimits } from '../usage/limits.ts';
+import { grades, oneOf, parseQuery, q, single } from './query.ts';
 import type { AuthState } from '../middleware/api-key.ts';
 
 /** The path parameter: an EVM or Solana address, parsed (anything else is 400 invalid_address). */
@@ -32,16 +33,10 @@ export const addressParamsSchema = z.object({
 const maxMinTransactions = 1_000_000_000;
 
 export const reputationQuerySchema = z.object({
-  chain: z.string().regex(/^[a-z0-9-]+$/, 'chain must be a chain name such as base').optional().meta({ description: 'only this chain in chains and agents (the view variant: that chain\'s activity; none where the address has no row on it, still 200)' }),
-  view: z.enum(['summary', 'full'], { message: 'view must be summary or full' }).optional().meta({ description: 'answer with the 2.8 variant (EVM only); full needs a paid plan' }),
-  min_grade: z.enum(gradeOrder, { message: 'min_grade must be one of A, B, C, D, F' }).optional().meta({ description: 'policy for decision.allow (paid; default C)' }),
-  min_transactions: z.coerce
-    .number({ message: 'min_transactions must be a whole number' })
-    .max(maxMinTransactions, `min_transactions must be at most ${maxMinTransactions}`)
-    .int('min_transactions must be a whole number')
-    .min(0, 'min_transactions must be 0 or more')
-    .optional()
-    .meta({ description: 'policy for decision.allow (paid; default 10)' }),
+  chain: single('chain').regex(/^[a-z0-9-]+$/, 'chain must be a chain name such as base').optional().meta({ description: 'only this chain in chains and agents (the view variant: that chain\'s activity; none where the address has no row on it, still 200)' }),
+  view: oneOf('view', ['summary', 'full'], 'view must be summary or full').optional().meta({ description: 'answer with the 2.8 variant (EVM only); full needs a paid plan' }),
+  min_grade: oneOf('min_grade', grades).optional().meta({ description: 'policy for decision.allow (paid; default C)' }),
+  min_transactions: q.int('min_transactions', 0, maxMinTransactions).meta({ description: 'policy for decision.allow (paid; default 10)' }),
 });
 
 export function reputationRoutes(router: Router<AuthState>, deps: { store: Store; now?: () => Date; records?: RecordCache; staleAfterSeconds?: number }): void {
@@ -49,9 +44,7 @@ export function reputationRoutes(router: Router<AuthState>, deps: { store: Store
     const params = addressParamsSchema.safeParse(ctx.params);
     if (!params.success) throw new ApiError('invalid_address', params.error.issues[0]!.message);
     const parsed = params.data.address;
-    const query = reputationQuerySchema.safeParse(ctx.query);
-    if (!query.success) throw new ApiError('bad_request', query.error.issues[0]!.message);
-    const { chain, view: requestedView, min_grade, min_transactions } = query.data;
+    const { chain, view: requestedView, min_grade, min_transactions } = parseQuery(reputationQuerySchema, ctx.query);
     const plan = ctx.state.account.plan;
     const paid = hasEntitlement(plan, 'full_reputation');
     const variant = requestedView !== undefined || min_grade !== undefined || min_transactions !== undefined;
