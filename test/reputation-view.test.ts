@@ -79,6 +79,21 @@ describe('the view variant: clock-dependent factors', () => {
     expect(record.factors.tenure.raw.tenure_days).toBe(364);
   });
 
+  it('a payment after the request time (the clock behind the data) is 0 days ago, never fewer', () => {
+    const record = full({ lastSeenDaysAgo: -2, firstSeenDaysAgo: -3 });
+    expect(record.factors.recency).toMatchObject({ score: 100, raw: { days_since_last_seen: 0 } });
+    expect(record.factors.tenure).toMatchObject({ score: 0, raw: { tenure_days: 0 } });
+    expect(record.highlights.tenure_days).toBe(0);
+    expect(record.decision.reasons).toContain('recent_activity');
+  });
+
+  it('no payment: recency and tenure score 0, with no days since the last payment and 0 days of tenure', () => {
+    const record = full({ grade: 'F', transactions: 0, counterparties: 0, lastSeenDaysAgo: null, firstSeenDaysAgo: null });
+    expect(record.factors.recency).toEqual({ score: 0, weight: 0.15, raw: { last_seen: null, days_since_last_seen: null } });
+    expect(record.factors.tenure).toEqual({ score: 0, weight: 0.15, raw: { first_seen: null, tenure_days: 0 } });
+    expect(record.highlights).toMatchObject({ last_seen: null, tenure_days: 0 });
+  });
+
   it('weights: volume 0.25, diversity 0.25, consistency 0.2, recency 0.15, tenure 0.15; the stored factors pass through', () => {
     const { factors } = full({});
     expect(Object.fromEntries(Object.entries(factors).map(([name, f]) => [name, f.weight]))).toEqual({ volume: 0.25, diversity: 0.25, consistency: 0.2, recency: 0.15, tenure: 0.15 });
