@@ -31,6 +31,13 @@ const uncheckedOwner = addr('a0', 2);
 const walletOwner = addr('a0', 3);
 const agentWallet = addr('b0', 3);
 const unscored = addr('c0', 1);
+// A second payer, first paid on ethereum and a month later on base: its first payment over all
+// chains is ethereum's, its last base's.
+const laterPayer = addr('d0', 2);
+const laterPayments: [chain: string, day: string, payee: string][] = [
+  ['ethereum', '2025-09-15', services[0]!],
+  ['base', '2025-10-20', services[1]!],
+];
 
 describe('the 2.8 view over chains', () => {
   const dataDir = tempDataDir('view-chains');
@@ -45,6 +52,12 @@ describe('the 2.8 view over chains', () => {
         await tx.run(
           `INSERT INTO imported_transfers VALUES ('imp_view', $1, $2, $3::TIMESTAMP, $4, 0, $5, $6, $7, 1000000, $6, true)`,
           [chain, 100 + i, `${day} 12:00:00`, `0x${(i + 1).toString(16).padStart(64, 'e')}`, usdc, payer, payee],
+        );
+      }
+      for (const [i, [chain, day, payee]] of laterPayments.entries()) {
+        await tx.run(
+          `INSERT INTO imported_transfers VALUES ('imp_view', $1, $2, $3::TIMESTAMP, $4, 0, $5, $6, $7, 4000000, $6, true)`,
+          [chain, 200 + i, `${day} 12:00:00`, `0x${(i + 1).toString(16).padStart(64, 'f')}`, usdc, laterPayer, payee],
         );
       }
       for (const [id, owner] of [[1, unreachableOwner], [2, uncheckedOwner], [3, walletOwner]] as const) {
@@ -80,7 +93,9 @@ describe('the 2.8 view over chains', () => {
     const { status, body } = await get(`/v1/reputation/${payer}?view=full`);
     expect(status).toBe(200);
     reputationViewFull.parse(body);
-    expect(body.metrics).toMatchObject({ total_transactions: 5, unique_counterparties: 2 });
+    // Payments and volume (1 USDC each) summed over the chains; first and last payment over all.
+    expect(body.metrics).toMatchObject({ total_transactions: 5, unique_counterparties: 2, total_volume_usdc: 5, first_seen: '2025-10-01T12:00:00Z', last_seen: '2025-11-05T12:00:00Z' });
+    expect(body.highlights).toMatchObject({ total_transactions: 5, total_volume_usdc: 5, last_seen: '2025-11-05T12:00:00Z' });
     expect(body.factors.diversity.raw).toEqual({ unique_counterparties: 2 });
     expect(body.factors.consistency.raw).toEqual({ active_days: 3, active_months: 2 });
     expect(body.highlights.unique_counterparties).toBe(2);
@@ -88,6 +103,23 @@ describe('the 2.8 view over chains', () => {
     expect(body.decision.reasons).toContain('low_diversity');
     const [kept] = await server.store.read('SELECT counterparties_count, active_days, active_months FROM address_scores WHERE address = $1', [payer]);
     expect(kept).toEqual({ counterparties_count: 2, active_days: 3, active_months: 2 });
+  });
+
+  it('over all chains, first_seen is the earliest chain\'s first payment and last_seen the latest chain\'s last', async () => {
+    const { body } = await get(`/v1/reputation/${laterPayer}?view=full`);
+    expect(body.metrics).toMatchObject({ total_transactions: 2, total_volume_usdc: 8, first_seen: '2025-09-15T12:00:00Z', last_seen: '2025-10-20T12:00:00Z' });
+    expect(body.factors.tenure.raw.first_seen).toBe('2025-09-15T12:00:00Z');
+  });
+
+  it('without chain, the record lists its chains best first and the view\'s data_through is the best chain', async () => {
+    const record = (await get(`/v1/reputation/${payer}`)).body;
+    const byScore = [...record.chains].sort((a: any, b: any) => b.score.value - a.score.value || a.chain.localeCompare(b.chain));
+    // The two chains score differently, so the order is the scores'.
+    expect(byScore[0].score.value).toBeGreaterThan(byScore[1].score.value);
+    expect(record.chains.map((c: any) => c.chain)).toEqual(byScore.map((c: any) => c.chain));
+    expect(record.subject.chains).toEqual(byScore.map((c: any) => c.chain));
+    const view = (await get(`/v1/reputation/${payer}?view=summary`)).body;
+    expect(view.data_through).toEqual({ chain: byScore[0].chain, block: null });
   });
 
   it('with chain, describes that chain alone; the score stays the address’s', async () => {
