@@ -92,6 +92,11 @@ describe('reputation lookups: status and the view variant', () => {
     const scored = (await lookup(address, keys.paid)).body;
     expect(scored.score).toMatchObject({ value: 13, grade: 'F', status: 'scored' });
     expect(scored.chains[0].classification).toMatchObject({ entity_type: 'unknown', reasons: ['no_indexed_activity'] });
+    // No payments at all is not candidate-only activity: only the two standing caveats (docs/scoring.md).
+    expect(scored.caveats).toEqual([
+      'Payment activity is candidate x402 activity (EIP-3009 authorised transfers and Permit2 settlements); the verified subset was submitted by known facilitators.',
+      'Scores are computed in batch runs and may lag the chain.',
+    ]);
   });
 
   it('an agent owner registered since the newest run is known_unscored; an address nothing names is 404', async () => {
@@ -110,6 +115,25 @@ describe('reputation lookups: status and the view variant', () => {
     expect(status).toBe(200);
     expect(body.score).toEqual({ value: null, grade: null, scored_at: null, status: 'known_unscored', version: 'v1' });
     expect(body.chains).toEqual([]);
+  });
+
+  it('an agent owner by transfer or by import since the newest run is known_unscored too', async () => {
+    const transferee = '0x00000000000000000000000000000000000000b2';
+    const importedOwner = '0x00000000000000000000000000000000000000b3';
+    for (const address of [transferee, importedOwner]) expect((await lookup(address, keys.paid)).status, address).toBe(404);
+    await server.store.write(async (tx) => {
+      // The identity registry's Transfer of agent 77 to a new owner, and an agent from an import.
+      await tx.run(`INSERT INTO agent_transfers VALUES ('base', 101, $1, 0, '0x8004a169fb4a3325136eb29fa0ceb6d2e539a432', 77, '0x00000000000000000000000000000000000000b1', $2)`, [
+        `0x${'b2'.padStart(64, '0')}`,
+        transferee,
+      ]);
+      await tx.run(`INSERT INTO imported_agents VALUES ('imp_lookup', 'base', '0x8004a169fb4a3325136eb29fa0ceb6d2e539a432', 78, $1, 'https://agent78.example/agent.json', 100, NULL, NULL)`, [importedOwner]);
+    });
+    for (const address of [transferee, importedOwner]) {
+      const { status, body } = await lookup(address, keys.paid);
+      expect(status, address).toBe(200);
+      expect(body.score, address).toMatchObject({ value: null, status: 'known_unscored' });
+    }
   });
 
   it('view=summary has the 2.8 summary fields and a 300 s cache', async () => {
