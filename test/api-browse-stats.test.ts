@@ -399,6 +399,11 @@ describe('stats, agent browse, legacy endpoints, health', () => {
       // The best agent of that payment address is named.
       const candidates = paid.get(`${w.erc8004_chain}/${w.wallet}`)!;
       expect(candidates.length).toBeGreaterThan(0);
+      // ... the best of the agents paid there: highest score, then lowest id (README).
+      const [best] = [...agents.values()]
+        .filter((a) => a.chain === w.erc8004_chain && a.payment_address === w.wallet)
+        .sort((a, b) => b.score - a.score || Number(a.agent_id) - Number(b.agent_id));
+      expect(w.erc8004_token_id, w.wallet).toBe(best.agent_id);
       // The score is the address's top-level one, as the lookup (and browse) show it: most of
       // these wallets are owners, whose operator score differs from their chain's score.
       const { score } = (await get(`/v1/reputation/${w.wallet}`)).body;
@@ -456,6 +461,9 @@ describe('stats, agent browse, legacy endpoints, health', () => {
     );
     const expected = new Map(perChain.map(({ address, ...rest }) => [address, rest]));
     for (const w of body.wallets) expect(w).toMatchObject(expected.get(w.wallet)!);
+    // The name is its best agent's (README: highest score; /v1/agents lists them best first), or null.
+    const agentsBestFirst: any[] = (await get('/v1/agents?limit=100')).body.items;
+    for (const w of body.wallets) expect(w.name, w.wallet).toBe(agentsBestFirst.find((a) => a.payment_address === w.wallet)?.name ?? null);
     // Offset paging gives the same list.
     const paged: any[] = [];
     for (let offset = 0; offset < body.total; offset += 3) {
@@ -551,6 +559,53 @@ describe('health: degraded and unhealthy', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+// Browse at its edges, over serving rows written as a scoring run leaves them in address_scores:
+// the floor of 25 (spec 4.11: browse scores are 25-100), equal scores in address order, an
+// inclusive min_score.
+describe('legacy browse: the score floor and equal scores', () => {
+  const dataDir = tempDataDir('browse-floor');
+  let server: RunningServer;
+  const wallet = (n: number) => addr('e2', n);
+  // [wallet, score, payments, role]: written out of order; wallet 5 scores 30 but has no payments.
+  const rows: [number, number, number, string][] = [[4, 25, 1, 'service'], [1, 24, 3, 'service'], [3, 25, 2, 'service'], [2, 26, 1, 'wallet'], [5, 30, 0, 'service']];
+
+  beforeAll(async () => {
+    // More keyless requests in a second than the default per-IP limit lets through.
+    server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0', SCORE_INTERVAL_SECONDS: '86400', IP_RATE_PER_SECOND: '100' }), silentLogger);
+    await server.store.write(async (tx) => {
+      for (const [n, score, payments, role] of rows) {
+        await tx.run(
+          `INSERT INTO address_scores (run_id, address, score, grade, chains, agent_count, chains_active, entity_type, candidate_as_payer, candidate_as_payee,
+                                       verified_as_payer, verified_as_payee, is_known_erc8004_agent, volume_usdc, counterparties_count, active_months, active_days,
+                                       first_candidate_tx_at, last_candidate_tx_at)
+           VALUES (1, $1, $2, $3, ['base'], 0, [], $6, 0, $4, 0, 0, false, $5, $4, 1, 1, TIMESTAMP '2025-11-03 10:00:00', TIMESTAMP '2025-11-03 10:00:00')`,
+          [wallet(n), score, score >= 25 ? 'D' : 'F', payments, payments * 2.5, role],
+        );
+      }
+    });
+  });
+  afterAll(() => server?.close());
+
+  const browse = async (query = '') => (await (await fetch(`${server.url}/api/v1/x402/browse${query}`)).json()) as { total: number; wallets: { wallet: string; score: number }[] };
+
+  it('lists a score of exactly 25, not 24; equal scores by address; min_score keeps a score equal to it', async () => {
+    const listed = [[wallet(2), 26], [wallet(3), 25], [wallet(4), 25]];
+    const all = await browse();
+    expect(all.total).toBe(3);
+    expect(all.wallets.map((w) => [w.wallet, w.score])).toEqual(listed);
+    expect((await browse('?min_score=25')).wallets.map((w) => [w.wallet, w.score])).toEqual(listed);
+    expect((await browse('?min_score=26')).wallets.map((w) => w.wallet)).toEqual([wallet(2)]);
+    // Paging cuts between the two equal scores the same way every time.
+    expect((await browse('?limit=2&offset=1')).wallets.map((w) => w.wallet)).toEqual([wallet(3), wallet(4)]);
+    expect((await browse('?limit=1&offset=2')).wallets.map((w) => w.wallet)).toEqual([wallet(4)]);
+  });
+
+  it('role filters by entity type, wallet included (README: agent, service, hybrid or wallet)', async () => {
+    expect((await browse('?role=wallet')).wallets.map((w) => w.wallet)).toEqual([wallet(2)]);
+    expect((await browse('?role=service')).wallets.map((w) => w.wallet)).toEqual([wallet(3), wallet(4)]);
   });
 });
 
