@@ -184,6 +184,25 @@ describe('reputation lookups: status and the view variant', () => {
     expect(body.preview.allow_hint).toBe(true);
   });
 
+  it('a policy without view answers the summary variant (view defaults to summary), its preview under that policy', async () => {
+    const { status, body } = await lookup(payer, keys.paid, '?min_grade=F&min_transactions=1');
+    expect(status).toBe(200);
+    expect(Object.keys(body).sort()).toEqual(
+      ['address', 'cache', 'computed_at', 'data_through', 'grade', 'highlights', 'model_version', 'preview', 'score'].sort(),
+    );
+    expect(body.preview).toEqual({ allow_hint: true, grade_hint: body.grade });
+    // The default policy (C, 10 payments) denies the same address.
+    expect((await lookup(payer, keys.paid, '?view=summary')).body.preview.allow_hint).toBe(false);
+  });
+
+  it('the 2.7 record is sent with the plan\'s cache TTL: 300 s on free, 60 s on paid plans', async () => {
+    now = new Date(now.getTime() + 1_000);
+    const free = await lookup(payee, keys.free);
+    expect([free.status, free.headers.get('cache-control')]).toEqual([200, 'private, max-age=300']);
+    const paid = await lookup(payee, keys.paid);
+    expect([paid.status, paid.headers.get('cache-control')]).toEqual([200, 'private, max-age=60']);
+  });
+
   it('paid-only parameters on the free plan answer 402; bad parameters 400; Solana has no variant', async () => {
     for (const query of ['?view=full', '?min_grade=B', '?view=summary&min_transactions=3']) {
       // The free plan answers one request per second (spec 8): step the server's clock.
