@@ -101,4 +101,20 @@ describe('POST /v1/reputation:batch', () => {
     expect(huge.status).toBe(413);
     expect(huge.body.error.code).toBe('payload_too_large');
   });
+
+  // Last: it replaces the server with one whose lag is an hour and whose clock the test sets.
+  it('each record is scored or stale as a single lookup would say, under the configured STALE_AFTER_SECONDS', async () => {
+    await server.close();
+    let now = new Date();
+    server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0', STALE_AFTER_SECONDS: '3600' }), silentLogger, { now: () => now });
+    const [run] = await server.store.read(`SELECT strftime(scored_at, '%Y-%m-%dT%H:%M:%SZ') AS t FROM scoring_runs ORDER BY run_id DESC LIMIT 1`);
+    const scoredAt = Date.parse(String(run!.t));
+    // Exactly the lag is still scored; a second more is stale, well inside the default 24 h.
+    for (const [secondsAfterRun, status] of [[3_600, 'scored'], [3_601, 'stale']] as const) {
+      now = new Date(scoredAt + secondsAfterRun * 1_000);
+      const { body } = await batch(keys.growth, { addresses: [payee] });
+      expect(body.results[0].record.score.status, `${secondsAfterRun} s`).toBe(status);
+      expect(body.results[0].record.chains[0].score.status, `${secondsAfterRun} s`).toBe(status);
+    }
+  });
 });
