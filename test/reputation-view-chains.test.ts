@@ -105,10 +105,18 @@ describe('the 2.8 view over chains', () => {
     expect(kept).toEqual({ counterparties_count: 2, active_days: 3, active_months: 2 });
   });
 
-  it('over all chains, first_seen is the earliest chain\'s first payment and last_seen the latest chain\'s last', async () => {
+  it('over all chains, first_seen is the earliest chain\'s first payment and last_seen the latest chain\'s last; each chain alone has its own', async () => {
     const { body } = await get(`/v1/reputation/${laterPayer}?view=full`);
     expect(body.metrics).toMatchObject({ total_transactions: 2, total_volume_usdc: 8, first_seen: '2025-09-15T12:00:00Z', last_seen: '2025-10-20T12:00:00Z' });
     expect(body.factors.tenure.raw.first_seen).toBe('2025-09-15T12:00:00Z');
+    expect(body.metrics.unique_counterparties).toBe(2);
+    // Each chain alone: one counterparty there, one payment, its own days.
+    for (const [chain, day] of laterPayments) {
+      const one = (await get(`/v1/reputation/${laterPayer}?view=full&chain=${chain}`)).body;
+      expect(one.metrics, chain).toMatchObject({ total_transactions: 1, unique_counterparties: 1, total_volume_usdc: 4, first_seen: `${day}T12:00:00Z`, last_seen: `${day}T12:00:00Z` });
+      expect(one.factors.diversity.raw, chain).toEqual({ unique_counterparties: 1 });
+      expect(one.factors.consistency.raw, chain).toEqual({ active_days: 1, active_months: 1 });
+    }
   });
 
   it('without chain, the record lists its chains best first and the view\'s data_through is the best chain', async () => {
