@@ -31,6 +31,8 @@ const uncheckedOwner = addr('a0', 2);
 const walletOwner = addr('a0', 3);
 const agentWallet = addr('b0', 3);
 const unscored = addr('c0', 1);
+// An owner of two agents: the website of one answered, the other's did not.
+const mixedOwner = addr('a0', 4);
 // A second payer, first paid on ethereum and a month later on base: its first payment over all
 // chains is ethereum's, its last base's.
 const laterPayer = addr('d0', 2);
@@ -60,7 +62,7 @@ describe('the 2.8 view over chains', () => {
           [chain, 200 + i, `${day} 12:00:00`, `0x${(i + 1).toString(16).padStart(64, 'f')}`, usdc, laterPayer, payee],
         );
       }
-      for (const [id, owner] of [[1, unreachableOwner], [2, uncheckedOwner], [3, walletOwner]] as const) {
+      for (const [id, owner] of [[1, unreachableOwner], [2, uncheckedOwner], [3, walletOwner], [4, mixedOwner], [5, mixedOwner]] as const) {
         await tx.run(`INSERT INTO imported_agents VALUES ('imp_view', 'base', $1, $2, $3, $4, 100, NULL, NULL)`, [registry, String(id), owner, `https://agent${id}.example/agent.json`]);
         const services = [{ name: 'web', endpoint: `https://agent${id}.example` }, ...(id === 3 ? [{ name: 'ENS', endpoint: 'agent3.eth' }] : [])];
         await tx.run(
@@ -71,7 +73,9 @@ describe('the 2.8 view over chains', () => {
       }
       await tx.run(
         `INSERT INTO agent_evidence VALUES ('base', $1, 1, TIMESTAMP '2025-11-01 00:00:00', false, 'https://agent1.example', false, false, false, NULL, NULL),
-                                           ('base', $1, 3, TIMESTAMP '2025-11-01 00:00:00', false, 'https://agent3.example', true, false, true, 'https://github.com/agent3/agent3', 12)`,
+                                           ('base', $1, 3, TIMESTAMP '2025-11-01 00:00:00', false, 'https://agent3.example', true, false, true, 'https://github.com/agent3/agent3', 12),
+                                           ('base', $1, 4, TIMESTAMP '2025-11-01 00:00:00', false, 'https://agent4.example', false, false, false, NULL, NULL),
+                                           ('base', $1, 5, TIMESTAMP '2025-11-01 00:00:00', false, 'https://agent5.example', true, false, false, NULL, NULL)`,
         [registry],
       );
       await tx.run(`INSERT INTO agent_metadata VALUES ('base', 200, $1, 0, $2, 3, 'agentWallet', $3)`, [`0x${'c3'.repeat(32)}`, registry, `0x${'0'.repeat(24)}${agentWallet.slice(2)}`]);
@@ -170,11 +174,14 @@ describe('the 2.8 view over chains', () => {
     expect(viewOnChain.body).toMatchObject({ score: null, data_through: { chain: 'base', block: null } });
   });
 
-  it('endpoint status: unreachable only when a check failed, unknown when never checked', async () => {
+  it('endpoint status: reachable when one agent\'s check answered, unreachable only when every check failed, unknown when never checked', async () => {
     const checked = (await get(`/v1/reputation/${unreachableOwner}?view=full`)).body;
     const never = (await get(`/v1/reputation/${uncheckedOwner}?view=full`)).body;
     expect(checked.identity).toMatchObject({ registered_agent: true, endpoint_status: 'unreachable' });
     expect(never.identity).toMatchObject({ registered_agent: true, endpoint_status: 'unknown' });
+    for (const query of ['?view=full', '?view=full&chain=base']) {
+      expect((await get(`/v1/reputation/${mixedOwner}${query}`)).body.identity, query).toMatchObject({ registered_agent: true, endpoint_status: 'reachable' });
+    }
   });
 
   it('identity: an owner whose agent is paid at its own wallet shows that agent, as the wallet does', async () => {
