@@ -182,6 +182,10 @@ describe('reputation lookups: status and the view variant', () => {
     expect(body.decision.reasons).toContain('sufficient_transaction_history');
     expect(body.decision.policy).toEqual({ min_grade: 'F', min_transactions: 1 });
     expect(body.preview.allow_hint).toBe(true);
+    // min_transactions 0 is a policy too (at least one payment is still needed).
+    const zero = await lookup(payer, keys.paid, '?view=full&min_grade=F&min_transactions=0');
+    expect(zero.status).toBe(200);
+    expect(zero.body.decision).toMatchObject({ allow: true, policy: { min_grade: 'F', min_transactions: 0 } });
   });
 
   it('a policy without view answers the summary variant (view defaults to summary), its preview under that policy', async () => {
@@ -211,7 +215,7 @@ describe('reputation lookups: status and the view variant', () => {
       expect(res.status).toBe(402);
       expect(res.body.error.code).toBe('payment_required');
     }
-    for (const query of ['?view=detailed', '?min_grade=E', '?min_transactions=-1', '?min_transactions=two', '?min_transactions=1.5']) {
+    for (const query of ['?chain=Base%20Mainnet', '?view=detailed', '?min_grade=E', '?min_transactions=-1', '?min_transactions=two', '?min_transactions=1.5']) {
       const res = await lookup(payee, keys.paid, query);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('bad_request');
