@@ -87,6 +87,18 @@ describe('reputation lookups: status and the view variant', () => {
     expect(free.status).toBe(200);
     expect(free.body.score).toMatchObject({ status: 'known_unscored' });
     expect('subject' in free.body).toBe(false);
+    // The view variant: 200 with no score while the pipeline keeps up, 503 stale_data once the
+    // newest run is older than the lag, as for a scored address (spec 7.1).
+    expect((await lookup(address, keys.paid, '?view=summary')).body.score).toBeNull();
+    const saved = now;
+    now = new Date(Date.parse((await lookup(payee, keys.paid)).body.score.scored_at) + 86_401_000);
+    try {
+      const behind = await lookup(address, keys.paid, '?view=summary');
+      expect([behind.status, behind.body.error?.code]).toEqual([503, 'stale_data']);
+      expect((await lookup(address, keys.paid)).body.score.status).toBe('known_unscored');
+    } finally {
+      now = saved;
+    }
     // Scoring it on demand gives it a minimal record on the default chain.
     await (await server.jobs.run('score', { address })).done;
     const scored = (await lookup(address, keys.paid)).body;
@@ -234,6 +246,8 @@ describe('reputation lookups: status and the view variant', () => {
       ['?chain=base&chain=devnet', 'chain must be given once'],
       ['?view=full&min_grade=E', 'min_grade must be one of A, B, C, D, F'],
     ]) {
+      // Within the paid plan's per-second limit: step the server's clock.
+      now = new Date(now.getTime() + 1_000);
       const res = await lookup(payee, keys.paid, query);
       expect([query, res.status, res.body.error?.code, res.body.error?.message]).toEqual([query, 400, 'bad_request', message]);
     }

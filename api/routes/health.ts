@@ -61,7 +61,7 @@ async function checkDatabase(store: Store, now: Date, staleAfterSeconds: number)
   const started = performance.now();
   const scoring: ScoringHealth = { last_run_id: null, last_scored_at: null, age_seconds: null, model_version: modelVersion, last_run_kind: null, stale: null };
   try {
-    const [row] = await withTimeout(store.read(sqlFile('serve/health')), 2_000, 'the database did not answer within 2 s');
+    const [row] = await withTimeout(store.read(sqlFile('serve/newest_run')), 2_000, 'the database did not answer within 2 s');
     if (row) {
       const scoredAt = String(row.scored_at);
       const age = Math.max(0, Math.round((now.getTime() - Date.parse(scoredAt)) / 1000));

@@ -5,6 +5,7 @@ import type Router from '@koa/router';
 import { z } from 'zod';
 import { evmAddressPattern, parseAddress, solanaAddressPattern } from '../../pipeline/address.ts';
 import type { Store } from '../../pipeline/store/store.ts';
+import { sqlFile } from '../../pipeline/store/sql-files.ts';
 import { ApiError } from '../errors.ts';
 import { hasEntitlement } from '../plans.ts';
 import { meter } from '../usage/meter.ts';
@@ -66,8 +67,11 @@ export function reputationRoutes(router: Router<AuthState>, deps: { store: Store
       return;
     }
     const scored = served.kind === 'record' ? served : null;
-    if (scored && scoreStatus(scored.run.scoredAt, now, deps.staleAfterSeconds) === 'stale') {
-      throw new ApiError('stale_data', `the newest scoring run is from ${scored.run.scoredAt}; the pipeline is behind`);
+    // Spec 7.1: the variant answers 503 when the pipeline is behind, for an address still waiting
+    // for its first score too (its newest run read apart; before any run there is nothing behind).
+    const newestScoredAt = scored ? scored.run.scoredAt : ((await deps.store.read(sqlFile('serve/newest_run')))[0]?.scored_at as string | undefined);
+    if (newestScoredAt !== undefined && scoreStatus(newestScoredAt, now, deps.staleAfterSeconds) === 'stale') {
+      throw new ApiError('stale_data', `the newest scoring run is from ${newestScoredAt}; the pipeline is behind`);
     }
     const policy = { min_grade: min_grade ?? defaultPolicy.min_grade, min_transactions: min_transactions ?? defaultPolicy.min_transactions };
     ctx.set('Cache-Control', `private, max-age=${cacheTtlSeconds}`);
