@@ -122,7 +122,12 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   };
 }
 
-/** Closes `server` on the first SIGINT/SIGTERM; a second signal exits at once. */
+/**
+ * Closes `server` on the first SIGINT/SIGTERM, then ends the process; a second signal exits at
+ * once. Ending it explicitly: once the store is closed nothing is left to lose, and an ioredis
+ * client BullMQ created would otherwise keep retrying an unreachable Redis, and the process
+ * alive, forever (taskforcesh/bullmq#4656).
+ */
 export function closeOnSignals(server: { close(): Promise<void> }, log: Logger): Promise<void> {
   return new Promise((resolve) => {
     let stopping = false;
@@ -130,7 +135,10 @@ export function closeOnSignals(server: { close(): Promise<void> }, log: Logger):
       if (stopping) process.exit(130);
       stopping = true;
       log.info(`received ${signal}, shutting down`);
-      server.close().then(resolve, (err: unknown) => {
+      server.close().then(() => {
+        resolve();
+        setImmediate(() => process.exit(0));
+      }, (err: unknown) => {
         log.error('shutdown failed', { error: String(err) });
         process.exit(1);
       });

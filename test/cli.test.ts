@@ -78,6 +78,21 @@ describe('reputation accounts create', () => {
   });
 });
 
+describe('serve with Redis unreachable', () => {
+  it('still ends on the first SIGINT', async () => {
+    const dataDir = tempDataDir('cli-dead-redis');
+    const serve = await startServe(dataDir, { ...cliEnv(dataDir), REDIS_URL: `redis://127.0.0.1:${await freePort()}`, QUEUE_PREFIX: 'dead' });
+    // Long enough for BullMQ's workers to be retrying the connection.
+    await new Promise((resolve) => setTimeout(resolve, 12_000));
+    serve.child.kill('SIGINT');
+    // BullMQ's clients would keep retrying (and the process alive) without the explicit end.
+    const code = await Promise.race([serve.exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 40_000))]);
+    if (code === 'still running') serve.child.kill('SIGKILL');
+    expect(code).toBe(0);
+    expect(serve.stderr()).toContain('stopped cleanly');
+  }, 60_000);
+});
+
 describe('a server that is gone', () => {
   // admin.json left by a server that died (kill -9) names a dead PID: the CLI ignores it and opens the database itself.
   it('a CLI treats admin files whose process has exited as absent', async () => {

@@ -2,6 +2,7 @@
 // and wait out a Redis restart; producers fail fast, so a caller gets an error at once instead
 // of a request that hangs while Redis is down.
 import { Redis } from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export const queueNames = { owner: 'reputation-owner', io: 'reputation-io' } as const;
 
@@ -39,4 +40,18 @@ export async function produce<T>(what: string, fn: () => Promise<T>): Promise<T>
   } catch (err) {
     throw new QueueUnavailableError(`cannot ${what}: the job queue (Redis) is unavailable: ${(err as Error).message}`);
   }
+}
+
+// How long closing a worker or queue may wait for Redis before its connections are dropped.
+const closeGraceMs = 10_000;
+
+/**
+ * Waits for `closing` (BullMQ closing workers and queues, which waits for Redis) at most the grace
+ * period: when Redis is down it never ends (taskforcesh/bullmq#4656). The caller then drops its
+ * connections; jobs in hand finish or are picked up again as stalled.
+ */
+export async function closeWithinGrace(closing: Promise<unknown>): Promise<void> {
+  const grace = new AbortController();
+  await Promise.race([closing, sleep(closeGraceMs, undefined, { signal: grace.signal }).catch(() => undefined)]);
+  grace.abort();
 }

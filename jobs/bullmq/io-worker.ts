@@ -8,12 +8,15 @@ import { RangeTooLargeError } from '../../pipeline/chain/rpc.ts';
 import { createChainRpc } from '../../pipeline/ingest/ingest-chain.ts';
 import { encodeChunk, localChunkFetcher } from '../../pipeline/ingest/fetch-chunk.ts';
 import type { SourceName } from '../../pipeline/ingest/source-names.ts';
-import { queueNames, workerConnection } from './connection.ts';
+import { closeWithinGrace, queueNames, workerConnection } from './connection.ts';
 import type { FetchChunkJobData, FetchChunkJobResult } from './remote-fetcher.ts';
 
 export interface IoWorker {
   waitUntilReady(): Promise<unknown>;
-  /** Finishes the jobs in hand, then closes the Redis connection (BullMQ leaves a connection it was given open). */
+  /**
+   * Finishes the jobs in hand, then closes the Redis connection (BullMQ leaves a connection it was
+   * given open); with Redis down, after the grace period.
+   */
   close(): Promise<void>;
 }
 
@@ -50,7 +53,7 @@ export function startIoWorker(config: Config, log: Logger, options: { concurrenc
   return {
     waitUntilReady: () => worker.waitUntilReady(),
     async close() {
-      await worker.close();
+      await closeWithinGrace(worker.close());
       connection.disconnect();
     },
   };

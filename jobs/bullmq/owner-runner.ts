@@ -11,8 +11,7 @@ import type { RunLog, Trigger } from '../run-log.ts';
 import { executeJob, type JobRunner } from '../runner.ts';
 import { listSchedules } from '../schedules.ts';
 import type { Redis } from 'ioredis';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { produce, producerConnection, queueNames, workerConnection } from './connection.ts';
+import { closeWithinGrace, produce, producerConnection, queueNames, workerConnection } from './connection.ts';
 import { remoteChunkFetcher } from './remote-fetcher.ts';
 import { createProducers } from './producers.ts';
 import { newId } from '../../api/secrets.ts';
@@ -24,7 +23,6 @@ interface OwnerJobData {
 }
 
 const resyncMs = 60_000;
-const closeGraceMs = 10_000;
 const connectWaitMs = 3_000;
 
 export async function startBullmqRunner(
@@ -114,15 +112,10 @@ export async function startBullmqRunner(
     async stop() {
       clearInterval(resync);
       producer.off('ready', syncSchedules);
-      // Closing waits for Redis; when it is down, give up after a grace period and drop the
-      // connections (jobs in hand finish or are picked up again as stalled).
-      const closing = (async () => {
+      await closeWithinGrace((async () => {
         await Promise.allSettled([worker.close(), ioWorker?.close()]);
         await Promise.allSettled([producers.close(), ownerEvents.close()]);
-      })();
-      const grace = new AbortController();
-      await Promise.race([closing, sleep(closeGraceMs, undefined, { signal: grace.signal }).catch(() => undefined)]);
-      grace.abort();
+      })());
       connections.forEach((c) => c.disconnect());
     },
   };
