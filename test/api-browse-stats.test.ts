@@ -337,6 +337,76 @@ describe('stats, agent browse, legacy endpoints, health', () => {
     expect(x402.identified_agents).toBe(paid.size);
   });
 
+  it('every figure of the three stats bodies is the documented count over the served rows', async () => {
+    // docs/scoring.md "Stats" and spec 4.9 / 4.11: addresses are counted from address_scores (roles
+    // over all chains, entity type of the best one), each payment once on its payer; the legacy x402
+    // figures cover only the addresses with candidate payment activity.
+    const grade = (score: number) => (score >= 90 ? 'A' : score >= 75 ? 'B' : score >= 50 ? 'C' : score >= 25 ? 'D' : 'F');
+    const countBy = <T>(rows: T[], key: (row: T) => string, keys: string[]) =>
+      Object.fromEntries(keys.map((k) => [k, rows.filter((row) => key(row) === k).length]));
+    const grades = ['A', 'B', 'C', 'D', 'F'];
+    const rows = (await server.store.read(
+      `SELECT address, score, entity_type, candidate_as_payer, candidate_as_payee, verified_as_payer, verified_as_payee, is_known_erc8004_agent
+         FROM address_scores`,
+    )).map((r: any) => ({ ...r, score: Number(r.score) }));
+    const paid = rows.filter((r: any) => r.candidate_as_payer + r.candidate_as_payee > 0);
+    const scores = paid.map((r: any) => r.score);
+    // Every payment of writeAgents, counted once: agent i (even) is paid 1 + i mod 7 times when i
+    // is a multiple of 4, else once; one more on optimism.
+    const payments = Array.from({ length: agentCount }, (_, k) => k + 1).filter((i) => i % 2 === 0)
+      .reduce((sum, i) => sum + (i % 4 === 0 ? 1 + (i % 7) : 1), 0) + 1;
+    const verified = rows.reduce((sum: number, r: any) => sum + r.verified_as_payer, 0);
+    // The set-up has some of every kind the figures separate (else they would not be checked).
+    expect(verified).toBeGreaterThan(0);
+    expect(verified).toBeLessThan(payments);
+    expect(rows.length).toBeGreaterThan(paid.length);
+    expect(rows.some((r: any) => r.verified_as_payer === 0 && r.verified_as_payee > 0)).toBe(true);
+
+    const v2 = (await get('/v1/stats')).body;
+    expect(v2.reputation).toEqual({
+      total_addresses: rows.length,
+      scored_addresses: rows.length,
+      entity_distribution: countBy(rows, (r: any) => r.entity_type, ['agent', 'service', 'wallet', 'hybrid', 'unknown']),
+      score_distribution: countBy(rows, (r: any) => grade(r.score), grades),
+    });
+    expect(v2.payments).toEqual({
+      addresses_with_candidate_payment_activity: paid.length,
+      addresses_with_verified_payment_activity: rows.filter((r: any) => r.verified_as_payer + r.verified_as_payee > 0).length,
+      total_candidate_transactions: payments,
+      total_verified_transactions: verified,
+      verification_status_summary: { candidate: payments - verified, verified },
+    });
+
+    const x402 = (await get('/api/v1/x402/stats', false)).body;
+    expect(x402).toMatchObject({
+      total_wallets: paid.length,
+      distribution: countBy(paid, (r: any) => grade(r.score), grades),
+      avg_score: Math.round((10 * scores.reduce((a: number, b: number) => a + b, 0)) / scores.length) / 10,
+      max_score: Math.max(...scores),
+      min_score: Math.min(...scores),
+      wallets_as_payer: rows.filter((r: any) => r.candidate_as_payer > 0).length,
+      wallets_as_payee: rows.filter((r: any) => r.candidate_as_payee > 0).length,
+      wallets_both_roles: rows.filter((r: any) => r.candidate_as_payer > 0 && r.candidate_as_payee > 0).length,
+      total_transactions: payments,
+      roles: countBy(paid, (r: any) => r.entity_type, ['agent', 'hybrid', 'service']),
+      identified_agents: paid.filter((r: any) => r.is_known_erc8004_agent).length,
+      data_source: 'x402 candidate payments (EIP-3009 and Permit2) on base, ethereum, optimism',
+    });
+
+    const agents: number[] = (await get('/v1/agents?limit=100')).body.items.map((a: any) => Number(a.score));
+    expect(agents).toHaveLength(agentCount);
+    const erc = (await get('/api/v1/erc8004/stats', false)).body;
+    const agentGrades = countBy(agents, (s) => grade(s), grades);
+    expect(erc).toMatchObject({
+      total_agents: agentCount,
+      average_score: Math.round((10 * agents.reduce((a: number, b: number) => a + b, 0)) / agentCount) / 10,
+      max_score: Math.max(...agents),
+      min_score: Math.min(...agents),
+      grade_distribution: Object.fromEntries(grades.map((g) => [g, { count: agentGrades[g], pct: Math.round((1000 * agentGrades[g]!) / agentCount) / 10 }])),
+      scoring: { weights: { identity: 0.2, activity: 0.2, capability: 0.3, reach: 0.05, trust: 0.25 }, version: 'v1' },
+    });
+  });
+
   it('an operator\'s chains_active are the chains of its agents, not those where it has payments', async () => {
     const owners = new Map<string, number[]>();
     for (let i = 1; i <= agentCount; i++) owners.set(ownerOf(i), [...(owners.get(ownerOf(i)) ?? []), i]);

@@ -37,3 +37,86 @@ it('an on-demand run names in data_source only the chains whose payments its sta
   expect(body.total_transactions).toBe(2);
   expect(body.data_source).toBe('x402 candidate payments (EIP-3009 and Permit2) on base, devnet');
 });
+
+// One address of each classification on base (docs/scoring.md "Classification"), and two addresses
+// asked about: stats count every served address, the legacy x402 figures only those with candidate
+// payment activity, and total_addresses also the known addresses no run has scored yet.
+it('the stats bodies count the served addresses by the documented rules, paid ones alone in the x402 body', async () => {
+  const own = await openStore({ dataDir: tempDataDir('stats-rules') });
+  try {
+    const [hybrid, service, wallet, client, asked, waiting, shop, newcomer] = [addr(11), addr(12), addr(13), addr(14), addr(15), addr(16), addr(17), addr(18)] as const;
+    const payers = [addr(21), addr(22), addr(23)] as const;
+    let block = 100;
+    const payment = (payer: string, payee: string, verified: boolean) => {
+      block++;
+      const sql = pay('base', block, payer, payee);
+      return verified ? sql : sql.replace(`'${facilitator}'`, `'${payer}'`);
+    };
+    await own.write((tx) => tx.run([
+      payment(hybrid, service, true), payment(payers[0], hybrid, true), // hybrid: sends and receives
+      payment(payers[1], service, false), payment(payers[2], service, true), // service: receives only
+      payment(wallet, shop, false), payment(wallet, service, false), // wallet: sends candidate payments only, as payers[1]; shop: a service paid candidate only
+      payment(client, service, true), // agent: sends verified payments only (an x402 client), as payers[0] and payers[2]
+    ].join('\n')));
+    expect((await runScoring(own)).kind).toBe('full');
+    await own.write((tx) => tx.run(`INSERT INTO known_addresses VALUES ('${asked}', 'evm', 'cli', utc_now()), ('${waiting}', 'evm', 'cli', utc_now())`));
+    expect((await runScoring(own, { addresses: [asked] })).kind).toBe('addresses');
+
+    const body = async (name: string) =>
+      JSON.parse(String((await own.read(`SELECT body::VARCHAR AS body FROM run_stats WHERE name = $1 ORDER BY run_id DESC LIMIT 1`, [name]))[0]!.body));
+    const rows = (await own.read(`SELECT address, score::INTEGER AS score, entity_type, candidate_as_payer AS payer, candidate_as_payee AS payee FROM address_scores`)) as
+      { address: string; score: number; entity_type: string; payer: number; payee: number }[];
+    const type = (a: string) => rows.find((r) => r.address === a)?.entity_type;
+    expect([hybrid, service, shop, wallet, client, asked, ...payers].map(type)).toEqual(['hybrid', 'service', 'service', 'wallet', 'agent', 'unknown', 'agent', 'wallet', 'agent']);
+    expect(type(waiting)).toBeUndefined();
+    // The address asked about: nothing indexed, trust 50, everything else 0: round(0.25 × 50) = 13.
+    expect(rows.find((r) => r.address === asked)!.score).toBe(13);
+    const paid = rows.filter((r) => r.payer + r.payee > 0);
+    expect(paid).toHaveLength(rows.length - 1);
+    const grade = (score: number) => (score >= 90 ? 'A' : score >= 75 ? 'B' : score >= 50 ? 'C' : score >= 25 ? 'D' : 'F');
+    const gradesOf = (list: typeof rows) => Object.fromEntries(['A', 'B', 'C', 'D', 'F'].map((g) => [g, list.filter((r) => grade(r.score) === g).length]));
+    const scores = paid.map((r) => r.score);
+    // Every paid address here scores above the one asked about, so it would show in the minimum.
+    expect(Math.min(...scores)).toBeGreaterThan(13);
+
+    const v2 = await body('v2');
+    expect(v2.reputation).toEqual({
+      total_addresses: rows.length + 1, // the waiting known address, not scored yet
+      scored_addresses: rows.length,
+      entity_distribution: { agent: 3, service: 2, wallet: 2, hybrid: 1, unknown: 1 },
+      score_distribution: gradesOf(rows),
+    });
+    // Seven payments, four of them through the facilitator, each counted once (on its payer).
+    expect(v2.payments).toEqual({
+      addresses_with_candidate_payment_activity: paid.length,
+      addresses_with_verified_payment_activity: paid.length - 3, // the wallets' and the shop's payments are candidate only
+      total_candidate_transactions: 7,
+      total_verified_transactions: 4,
+      verification_status_summary: { candidate: 3, verified: 4 },
+    });
+    const x402 = await body('x402');
+    expect(x402).toMatchObject({
+      total_wallets: paid.length,
+      distribution: gradesOf(paid),
+      avg_score: Math.round((10 * scores.reduce((a, b) => a + b, 0)) / scores.length) / 10,
+      max_score: Math.max(...scores),
+      min_score: Math.min(...scores),
+      wallets_as_payer: paid.filter((r) => r.payer > 0).length,
+      wallets_as_payee: paid.filter((r) => r.payee > 0).length,
+      wallets_both_roles: 1,
+      total_transactions: 7,
+      roles: { agent: 3, hybrid: 1, service: 2 },
+      identified_agents: 0,
+    });
+
+    // A new verified payment to an address never seen, and an on-demand run for its payer only:
+    // the payment counts (once, on its payer) though its payee waits for the next run.
+    await own.write((tx) => tx.run(payment(client, newcomer, true)));
+    expect((await runScoring(own, { addresses: [client] })).kind).toBe('addresses');
+    expect(await own.read(`SELECT address FROM address_scores WHERE address = $1`, [newcomer])).toEqual([]);
+    expect((await body('v2')).payments).toMatchObject({ total_candidate_transactions: 8, total_verified_transactions: 5 });
+    expect(await body('x402')).toMatchObject({ total_transactions: 8 });
+  } finally {
+    await own.close();
+  }
+});
