@@ -155,6 +155,49 @@ describe('scoring macros', () => {
     );
   });
 
+  it('feedback_rating: measurements give no rating at any value, binary tags are clamped to 0-100, others count within 0-100 only', async () => {
+    // docs/scoring.md "Feedback": the rating of a value is value / 10^decimals, per tag1.
+    const measurements = ['responseTime', 'blocktimeFreshness', 'revenues', 'tradingYield'];
+    const binary = ['reachable', 'ownerVerified'];
+    const others = ['starred', 'uptime', 'successRate', 'myCustomTag'];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...measurements, ...binary, ...others),
+        fc.integer({ min: -20_000, max: 20_000 }),
+        fc.nat({ max: 3 }),
+        async (tag, raw, decimals) => {
+          const rating = await value(`feedback_rating(${text(tag)}, ${raw}::HUGEINT, ${int(decimals)})`);
+          const x = raw / 10 ** decimals;
+          if (measurements.includes(tag)) expect(rating).toBeNull();
+          else if (binary.includes(tag)) expect(rating).toBeCloseTo(Math.min(100, Math.max(0, x * 100)), 9);
+          else if (x >= 0 && x <= 100) expect(rating).toBeCloseTo(x, 9);
+          else expect(rating).toBeNull();
+        },
+      ),
+      { numRuns: 80 },
+    );
+    // In range, a measurement is still no rating (values a rating tag would count).
+    for (const tag of measurements) {
+      for (const raw of [0, 5, 50, 100]) expect(await value(`feedback_rating(${text(tag)}, ${raw}::HUGEINT, 0)`), `${tag} ${raw}`).toBeNull();
+    }
+    // The edges of the 0-100 range count; a binary 1 is 100, anything above clamps.
+    expect(await value(`feedback_rating('starred', 0::HUGEINT, 0)`)).toBe(0);
+    expect(await value(`feedback_rating('starred', 100::HUGEINT, 0)`)).toBe(100);
+    expect(await value(`feedback_rating('starred', 10001::HUGEINT, 2)`)).toBeNull();
+    expect(await value(`feedback_rating('reachable', 1::HUGEINT, 0)`)).toBe(100);
+    expect(await value(`feedback_rating('ownerVerified', 7::HUGEINT, 0)`)).toBe(100);
+    expect(await value(`feedback_rating('reachable', -1::HUGEINT, 0)`)).toBe(0);
+  });
+
+  it('feedback_group sends each tag to the average of the reputation block the docs name', async () => {
+    const groups: Record<string, string> = {
+      uptime: 'uptime', reachable: 'uptime',
+      successRate: 'activity', responseTime: 'activity', blocktimeFreshness: 'activity',
+      starred: 'trust', ownerVerified: 'trust', revenues: 'trust', tradingYield: 'trust', myCustomTag: 'trust', '': 'trust',
+    };
+    for (const [tag, group] of Object.entries(groups)) expect(await value(`feedback_group(${text(tag)})`), tag).toBe(group);
+  });
+
   it('with zero feedback weight trust is the neutral 50, whatever the ratings', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.double({ min: 0, max: 100, noNaN: true }), { maxLength: 20 }), async (ratings) => {
