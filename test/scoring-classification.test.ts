@@ -114,3 +114,61 @@ describe('feedback weight and classification rules', () => {
     });
   });
 });
+
+// docs/scoring.md "Score, grade, confidence": a payment address of registered agents takes the
+// dimensions, score and confidence of its best agent on that chain: highest score, then lowest
+// agent id. No payments: identity alone separates the agents (registered 30, a real registration
+// file 25, a placeholder 5), trust is the neutral 50, everything else 0.
+describe('the best agent of a payment address', () => {
+  let store: Store;
+  const tied = addr('1a'); // agents 8 and 9: the same score, their files of different kinds
+  const mixed = addr('1b'); // agents 11 (placeholder file) and 12 (real file)
+  const files: [number, string, string, string][] = [
+    [8, tied, 'ipfs', 'real'], [9, tied, 'https', 'real'], [11, mixed, 'https', 'placeholder'], [12, mixed, 'ipfs', 'real'],
+  ];
+  beforeAll(async () => {
+    store = await openStore({ dataDir: tempDataDir('scoring-best-agent'), readConnections: 1 });
+    await store.write(async (tx) => {
+      for (const [id, holder, kind, quality] of files) {
+        const uri = `https://agent${id}.example/agent.json`;
+        await tx.run(`INSERT INTO imported_agents VALUES ('imp_agents', 'base', $1, $2, $3, $4, 100, NULL, NULL)`, [registry, String(id), holder, uri]);
+        await tx.run(
+          `INSERT INTO registration_files (chain, registry, agent_id, agent_uri, fetched_at, fetch_status, metadata_kind, name, description, services, metadata_quality)
+           VALUES ('base', $1, $2, $3, TIMESTAMP '2025-11-01 00:00:00', 'ok', $4, $5, NULL, '[]'::JSON, $6)`,
+          [registry, String(id), uri, kind, `Agent ${id}`, quality],
+        );
+      }
+    });
+    expect(await runScoring(store, { evmChain: 'base' })).toMatchObject({ kind: 'full' });
+  });
+  afterAll(() => store?.close());
+
+  const chainRow = async (address: string) =>
+    (await store.read(`SELECT score, confidence, identity, metadata_kind, metadata_quality, agent_count FROM chain_scores WHERE chain = 'base' AND address = $1`, [address]))[0];
+
+  it('a tie goes to the lowest agent id', async () => {
+    // Both: identity 30 + 25 = 55; score = round(0.2 × 55 + 0.25 × 50) = round(23.5) = 24 (half up).
+    const agents = await store.read(`SELECT agent_id::INTEGER AS id, score, identity FROM agent_scores WHERE owner = $1 ORDER BY agent_id`, [tied]);
+    expect(agents).toEqual([{ id: 8, score: 24, identity: 55 }, { id: 9, score: 24, identity: 55 }]);
+    expect(await chainRow(tied)).toMatchObject({ score: 24, identity: 55, metadata_kind: 'ipfs', metadata_quality: 'real', agent_count: 2 });
+  });
+
+  it('the highest score wins over a lower agent id', async () => {
+    // Agent 11: identity 30 + 5 = 35, score round(7 + 12.5) = 20; agent 12: 24 as above.
+    const agents = await store.read(`SELECT agent_id::INTEGER AS id, score, identity FROM agent_scores WHERE owner = $1 ORDER BY agent_id`, [mixed]);
+    expect(agents).toEqual([{ id: 11, score: 20, identity: 35 }, { id: 12, score: 24, identity: 55 }]);
+    // Confidence of the real file: 0.25 × identity evidence 1 (no payments, no feedback weight).
+    expect(await chainRow(mixed)).toMatchObject({ score: 24, identity: 55, confidence: 0.25, metadata_kind: 'ipfs', metadata_quality: 'real', agent_count: 2 });
+  });
+
+  it("the run's agent stats count the four agents by file quality and by grade", async () => {
+    const body = async (name: string) =>
+      JSON.parse(String((await store.read(`SELECT body::VARCHAR AS body FROM run_stats WHERE name = $1 ORDER BY run_id DESC LIMIT 1`, [name]))[0]!.body));
+    expect((await body('v2')).erc8004).toEqual({ known_agents: 4, by_chain: { base: 4 }, metadata_quality_distribution: { real: 3, placeholder: 1, unknown: 0 } });
+    // Scores 24, 24, 20, 24: all F (0-24); the mean is 23.
+    expect(await body('erc8004')).toMatchObject({
+      total_agents: 4, average_score: 23, max_score: 24, min_score: 20,
+      grade_distribution: { A: { count: 0, pct: 0 }, B: { count: 0, pct: 0 }, C: { count: 0, pct: 0 }, D: { count: 0, pct: 0 }, F: { count: 4, pct: 100 } },
+    });
+  });
+});
