@@ -172,3 +172,67 @@ describe('the best agent of a payment address', () => {
     });
   });
 });
+
+// docs/scoring.md "What is scored" / spec 2.7: an address without agents takes its best chain's
+// score; address_scores (the exported `scores`, the legacy browse and the stats read it) keeps its
+// chains best first, the entity type of its best chain, payments and volume summed over chains,
+// first and last payment over all of them, and counterparties, days and months counted once.
+describe('an address on two chains', () => {
+  let store: Store;
+  const x = addr('2a');
+  const [q1, p1, p2, p3] = [addr('2b'), addr('2c'), addr('2d'), addr('2e')];
+  const polygonFacilitator = loadFacilitators().find((f) => f.network === 'polygon')!.address;
+  // [chain, payer, payee, verified, time, USDC]
+  const payments: [string, string, string, boolean, string, number][] = [
+    ['base', x, q1, false, '2025-09-15 12:00:00', 5], // base: X pays and is paid (hybrid)
+    ['base', p1, x, true, '2025-10-01 12:00:00', 1],
+    ['polygon', p1, x, true, '2025-10-01 13:00:00', 1], // polygon: X is paid only (service), more and for longer
+    ['polygon', p2, x, true, '2025-10-02 12:00:00', 2],
+    ['polygon', p3, x, true, '2025-11-03 12:00:00', 3],
+  ];
+  beforeAll(async () => {
+    store = await openStore({ dataDir: tempDataDir('scoring-two-chains'), readConnections: 1 });
+    await store.write(async (tx) => {
+      for (const [i, [chain, payer, payee, verified, at, value]] of payments.entries()) {
+        await tx.run(
+          `INSERT INTO imported_transfers VALUES ('imp_chains', $1, $2, $3::TIMESTAMP, $4, 0, $5, $6, $7, $8, $9, true)`,
+          [chain, 3000 + i, at, `0x${(0xa0 + i).toString(16).repeat(32)}`, usdc, payer, payee, value * 1_000_000,
+           verified ? (chain === 'base' ? facilitator : polygonFacilitator) : payer],
+        );
+      }
+    });
+    expect(await runScoring(store, { evmChain: 'base' })).toMatchObject({ kind: 'full' });
+  });
+  afterAll(() => store?.close());
+
+  it("takes the best chain's score and entity type, sums its payments and counts each counterparty, day and month once", async () => {
+    const chains = await store.read(
+      `SELECT chain, score, entity_type, activity, capability, reach FROM chain_scores WHERE address = $1 ORDER BY chain`, [x]);
+    // Polygon by the formulas: 3 verified payments received from 3 counterparties on 3 days in 2 months.
+    const saturate = (v: number, n: number) => Math.min(1, Math.log(1 + v) / Math.log(1 + n));
+    const tenth = (v: number) => Math.round(v * 10) / 10;
+    const activity = tenth(100 * (0.35 * saturate(3, 200) + 0.15 * saturate(3, 500) + 0.25 * (3 / 60) + 0.25 * (2 / 6)));
+    const capability = tenth(40 * saturate(3, 100));
+    const reach = tenth(100 * (0.7 * saturate(3, 50) + 0.3 * saturate(3, 100)));
+    const polygonScore = Math.round(0.2 * activity + 0.3 * capability + 0.05 * reach + 0.25 * 50);
+    expect(chains[1]).toEqual({ chain: 'polygon', score: polygonScore, entity_type: 'service', activity, capability, reach });
+    expect(chains[0]).toMatchObject({ chain: 'base', entity_type: 'hybrid' });
+    expect(chains[0]!.score).toBeLessThan(polygonScore);
+
+    const [top] = await store.read(
+      `SELECT score, grade, chains, operator_score, agent_count, entity_type, candidate_as_payer, candidate_as_payee,
+              verified_as_payer, verified_as_payee, volume_usdc, counterparties_count, active_days, active_months,
+              strftime(first_candidate_tx_at, '%Y-%m-%d') AS first, strftime(last_candidate_tx_at, '%Y-%m-%d') AS last
+         FROM address_scores WHERE address = $1`, [x]);
+    expect(top).toEqual({
+      score: polygonScore, grade: polygonScore >= 25 ? 'D' : 'F', chains: ['polygon', 'base'], operator_score: null, agent_count: 0,
+      entity_type: 'service',
+      candidate_as_payer: 1, candidate_as_payee: 4, verified_as_payer: 0, verified_as_payee: 4,
+      volume_usdc: 5 + 1 + 1 + 2 + 3,
+      counterparties_count: 4, // q1, p1 (on both chains), p2, p3
+      active_days: 4, // 09-15, 10-01 (on both chains), 10-02, 11-03
+      active_months: 3,
+      first: '2025-09-15', last: '2025-11-03',
+    });
+  });
+});
