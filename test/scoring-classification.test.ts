@@ -236,3 +236,47 @@ describe('an address on two chains', () => {
     });
   });
 });
+
+// docs/scoring.md "Feedback" and "Feedback weight": a client's entries that carry no rating (a
+// measurement such as responseTime) do not count toward its weight, and a client with none has
+// no weight at all; the block's feedback_count still counts every live entry.
+describe('feedback entries without a rating', () => {
+  let store: Store;
+  const operator = addr('3a');
+  const [measurer, rater] = [addr('3b'), addr('3c')];
+  const id = 5;
+  beforeAll(async () => {
+    store = await openStore({ dataDir: tempDataDir('scoring-unrated'), readConnections: 1 });
+    await store.write(async (tx) => {
+      await tx.run(`INSERT INTO imported_agents VALUES ('imp_agents', 'base', $1, $2, $3, 'https://five.example/agent.json', 100, NULL, NULL)`, [registry, String(id), operator]);
+      for (const [i, client] of [measurer, rater].entries()) {
+        await tx.run(
+          `INSERT INTO imported_transfers VALUES ('imp_transfers', 'base', $1, TIMESTAMP '2025-11-01 10:00:00', $2, 0, $3, $4, $5, 2500000, $6, true)`,
+          [2000 + i, `0x${String(i + 5).repeat(64)}`, usdc, client, operator, facilitator],
+        );
+      }
+      // [client, index, tag, value]: the measurer only measures; the rater rates 80 and measures too.
+      const entries: [string, number, string, number][] = [[measurer, 1, 'responseTime', 250], [rater, 1, 'starred', 80], [rater, 2, 'responseTime', 90]];
+      for (const [client, index, tag, value] of entries) {
+        await tx.run(
+          `INSERT INTO imported_feedback VALUES ('imp_feedback', 'base', $1, $2, $3, $4, $5, 0, $6, '', TIMESTAMP '2025-11-10 00:00:00', false)`,
+          [reputationRegistry, String(id), client, index, value, tag],
+        );
+      }
+    });
+    expect(await runScoring(store, { evmChain: 'base' })).toMatchObject({ kind: 'full' });
+  });
+  afterAll(() => store?.close());
+
+  it('count toward no weight, and a client with only such entries has none', async () => {
+    // Both clients paid the agent through the facilitator: paid_verified, weight 1, were they rating.
+    expect(await store.read(`SELECT client_address, feedback_count, value_avg, weight, weight_reason FROM feedback_weights WHERE agent_id = $1`, [id]))
+      .toEqual([{ client_address: rater, feedback_count: 1, value_avg: 80, weight: 1, weight_reason: 'paid_verified' }]);
+    // trust = (2 × 50 + 1 × 80) / (2 + 1) = 60.
+    expect((await store.read(`SELECT trust, feedback_weight, weighted_feedback_avg, feedback_count, client_count FROM agent_scores WHERE agent_id = $1`, [id]))[0])
+      .toEqual({ trust: 60, feedback_weight: 1, weighted_feedback_avg: 80, feedback_count: 3, client_count: 2 });
+    // The block: every live entry counted; responseTime feeds activity_avg but carries no rating.
+    expect((await store.read(`SELECT feedback_count, client_count, trust_avg, uptime_avg, activity_avg FROM chain_scores WHERE address = $1`, [operator]))[0])
+      .toEqual({ feedback_count: 3, client_count: 2, trust_avg: 80, uptime_avg: null, activity_avg: null });
+  });
+});
