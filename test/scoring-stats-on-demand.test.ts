@@ -120,3 +120,29 @@ it('the stats bodies count the served addresses by the documented rules, paid on
     await own.close();
   }
 });
+
+// The x402 body's least and greatest scores after an incremental run are over the addresses as
+// they are now: the scores the run replaced no longer count (docs/scoring.md "Stats": a run adds
+// the rows it wrote and subtracts those it replaced).
+it('after an incremental run, min_score and max_score are those of the addresses as now scored', async () => {
+  const own = await openStore({ dataDir: tempDataDir('stats-incremental') });
+  try {
+    const [payer, first, second, third] = [addr(31), addr(32), addr(33), addr(34)] as const;
+    await own.write((tx) => tx.run(pay('base', 10, payer, first)));
+    expect((await runScoring(own)).kind).toBe('full');
+    const scores = async () => (await own.read(`SELECT address, score FROM address_scores ORDER BY address`)).map((r) => Number(r.score));
+    const before = await scores();
+    // The payer of one verified payment scores below its payee (which has verified receipts: capability).
+    expect(before[0]).toBeLessThan(before[1]!);
+    await own.write((tx) => tx.run(pay('base', 11, payer, second) + pay('base', 12, payer, third) + pay('base', 13, payer, first)));
+    expect((await runScoring(own)).kind).toBe('incremental');
+    const after = await scores();
+    // The payer's score rose above what it was: the old least score is no served address's.
+    expect(after[0]).toBeGreaterThan(before[0]!);
+    expect(after).not.toContain(before[0]);
+    const x402 = JSON.parse(String((await own.read(`SELECT body::VARCHAR AS body FROM run_stats WHERE name = 'x402' ORDER BY run_id DESC LIMIT 1`))[0]!.body));
+    expect(x402).toMatchObject({ total_wallets: 4, min_score: Math.min(...after), max_score: Math.max(...after), total_transactions: 4 });
+  } finally {
+    await own.close();
+  }
+});
