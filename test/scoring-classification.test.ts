@@ -186,6 +186,7 @@ describe('an address on two chains', () => {
   const payments: [string, string, string, boolean, string, number][] = [
     ['base', x, q1, false, '2025-09-15 12:00:00', 5], // base: X pays and is paid (hybrid)
     ['base', p1, x, true, '2025-10-01 12:00:00', 1],
+    ['base', p1, q1, false, '2025-10-05 12:00:00', 4], // p1 pays a second address on base, candidate only
     ['polygon', p1, x, true, '2025-10-01 13:00:00', 1], // polygon: X is paid only (service), more and for longer
     ['polygon', p2, x, true, '2025-10-02 12:00:00', 2],
     ['polygon', p3, x, true, '2025-11-03 12:00:00', 3],
@@ -234,6 +235,24 @@ describe('an address on two chains', () => {
       active_months: 3,
       first: '2025-09-15', last: '2025-11-03',
     });
+  });
+
+  it('classifies each party on base by the first rule that holds, with the documented confidence', async () => {
+    const saturate = (v: number, n: number) => Math.min(1, Math.log(1 + v) / Math.log(1 + n));
+    const hundredth = (v: number) => Math.round(v * 100) / 100;
+    const rows = await store.read(
+      `SELECT address, entity_type, entity_confidence, is_known, reasons FROM chain_scores WHERE chain = 'base' ORDER BY address`);
+    expect(rows).toEqual([
+      // X both sends and receives candidate payments.
+      { address: x, entity_type: 'hybrid', entity_confidence: 0.8, is_known: false,
+        reasons: ['sends_candidate_payments', 'receives_candidate_payments', 'receives_verified_payments'] },
+      // q1 receives candidate payments from two counterparties (X, p1): 0.5 + 0.4 saturate(2, 20).
+      { address: q1, entity_type: 'service', entity_confidence: hundredth(0.5 + 0.4 * saturate(2, 20)), is_known: false,
+        reasons: ['receives_candidate_payments'] },
+      // p1 only sends, one of its two payments verified (an x402 client): 0.6 + 0.3 saturate(verified sent 1, 50).
+      { address: p1, entity_type: 'agent', entity_confidence: hundredth(0.6 + 0.3 * saturate(1, 50)), is_known: false,
+        reasons: ['sends_candidate_payments', 'sends_verified_payments'] },
+    ]);
   });
 });
 
