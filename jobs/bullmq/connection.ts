@@ -38,7 +38,9 @@ export async function produce<T>(what: string, fn: () => Promise<T>): Promise<T>
   try {
     return await fn();
   } catch (err) {
-    throw new QueueUnavailableError(`cannot ${what}: the job queue (Redis) is unavailable: ${(err as Error).message}`);
+    // A queue not created yet says so itself (./producers.ts): said once, not twice.
+    const reason = err instanceof QueueUnavailableError ? err.message : `the job queue (Redis) is unavailable: ${(err as Error).message}`;
+    throw new QueueUnavailableError(`cannot ${what}: ${reason}`);
   }
 }
 

@@ -32,7 +32,7 @@ export function createProducers(connection: Redis, prefix: string, onFirstReady:
   else connection.once('ready', create);
 
   const get = (which: 'owner' | 'io') => () => {
-    if (!queues) throw new QueueUnavailableError('cannot enqueue: the job queue (Redis) is unavailable: not connected yet');
+    if (!queues) throw new QueueUnavailableError('the job queue (Redis) is unavailable: not connected yet');
     return queues[which];
   };
   return {
