@@ -24,7 +24,7 @@ describe('importFile agents', () => {
   it('loads a CSV with a registration spanning two lines, and reports bad rows on their lines', async () => {
     const report = await importFile(deps, { file: fixture('agents.csv'), kind: 'agents', onBadRows: 'skip' });
     expect(report.badRows).toEqual([
-      { line: 5, column: 'agent_id', reason: "agent_id '340282366920938463463374607431768211455' is not a non-negative integer (HUGEINT)" },
+      { line: 5, column: 'agent_id', reason: "agent_id '340282366920938463463374607431768211455' is not a non-negative integer below 2^127 (HUGEINT)" },
       { line: 6, column: 'registration', reason: "registration '[1,2]' is not a JSON object" },
     ]);
     expect(report).toMatchObject({ rowsRead: 5, rowsLoaded: 3, rowsSkipped: 2 });

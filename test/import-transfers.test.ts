@@ -126,8 +126,8 @@ describe('importFile transfers', () => {
       { line: 6, column: 'token', reason: `token '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913\nnext' is not an EVM address (0x + 40 hex)` },
       { line: 9, column: 'from_address', reason: "from_address '0x55fb6e92683190f4cade79f1b676ed77b599fbed' is not a Solana address (base58, 32-44 characters)" },
       { line: 10, reason: 'duplicate of line 2 (same chain, tx_hash, log_index)' },
-      { line: 11, column: 'value', reason: "value '1.5' is not a non-negative integer of base units (HUGEINT)" },
-      { line: 12, column: 'value', reason: "value '170141183460469231731687303715884105728' is not a non-negative integer of base units (HUGEINT)" },
+      { line: 11, column: 'value', reason: "value '1.5' is not a non-negative integer of base units below 2^127 (HUGEINT)" },
+      { line: 12, column: 'value', reason: "value '170141183460469231731687303715884105728' is not a non-negative integer of base units below 2^127 (HUGEINT)" },
       { line: 13, column: 'authorized', reason: "authorized 'yes' is not a boolean (true, false, 1, 0)" },
       { line: 14, reason: 'malformed CSV row (too many columns): Expected Number of Columns: 11 Found: 12' },
       { line: 15, column: 'chain', reason: 'chain is empty' },
@@ -148,7 +148,7 @@ describe('importFile transfers', () => {
     expect(report.badRows).toEqual([
       { line: 2, reason: expect.stringMatching(/^line is not valid JSON: '\{"chain":"base",/) },
       { line: 5, reason: "line is JSON but not an object: '[1,2]'" },
-      { line: 6, column: 'log_index', reason: "log_index '-1' is not a non-negative integer (INTEGER)" },
+      { line: 6, column: 'log_index', reason: "log_index '-1' is not a non-negative integer below 2^31 (INTEGER)" },
       { line: 7, column: 'tx_sender', reason: 'tx_sender is empty' },
     ]);
     // Lines 3 and 8 are blank: not rows.

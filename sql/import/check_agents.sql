@@ -26,9 +26,9 @@ judged AS MATERIALIZED (
            CASE WHEN malformed IS NOT NULL THEN {'bad_column': NULL::VARCHAR, 'reason': malformed} END,
            import_required('chain', chain, v_chain, 'a chain name (letters, digits, - and _)'),
            import_required('registry', registry, v_registry, import_address_form(family)),
-           import_required('agent_id', agent_id, v_agent_id, 'a non-negative integer (HUGEINT)'),
+           import_required('agent_id', agent_id, v_agent_id, 'a non-negative integer below 2^127 (HUGEINT)'),
            import_required('owner', owner, v_owner, import_address_form(family)),
-           import_optional('registered_block', registered_block, v_registered_block, 'a non-negative integer (BIGINT)'),
+           import_optional('registered_block', registered_block, v_registered_block, 'a non-negative integer below 2^63 (BIGINT)'),
            import_optional('tx_hash', tx_hash, v_tx_hash, import_tx_hash_form(family)),
            import_optional('registration', registration, v_registration, 'a JSON object')
          ) AS problem

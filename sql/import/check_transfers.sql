@@ -25,14 +25,14 @@ judged AS MATERIALIZED (
          coalesce(
            CASE WHEN malformed IS NOT NULL THEN {'bad_column': NULL::VARCHAR, 'reason': malformed} END,
            import_required('chain', chain, v_chain, 'a chain name (letters, digits, - and _)'),
-           import_required('block_number', block_number, v_block_number, 'a non-negative integer (BIGINT)'),
+           import_required('block_number', block_number, v_block_number, 'a non-negative integer below 2^63 (BIGINT)'),
            import_required('block_time', block_time, v_block_time, 'an ISO-8601 time or epoch seconds'),
            import_required('tx_hash', tx_hash, v_tx_hash, import_tx_hash_form(family)),
-           import_required('log_index', log_index, v_log_index, 'a non-negative integer (INTEGER)'),
+           import_required('log_index', log_index, v_log_index, 'a non-negative integer below 2^31 (INTEGER)'),
            import_required('token', token, v_token, import_address_form(family)),
            import_required('from_address', from_address, v_from_address, import_address_form(family)),
            import_required('to_address', to_address, v_to_address, import_address_form(family)),
-           import_required('value', value, v_value, 'a non-negative integer of base units (HUGEINT)'),
+           import_required('value', value, v_value, 'a non-negative integer of base units below 2^127 (HUGEINT)'),
            import_required('tx_sender', tx_sender, v_tx_sender, import_address_form(family)),
            import_required('authorized', authorized, v_authorized, 'a boolean (true, false, 1, 0)')
          ) AS problem
