@@ -9,12 +9,13 @@ import { chainProfiles } from './chain/profiles.ts';
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address').transform((a) => a.toLowerCase());
 const portNumber = z.coerce.number().int().min(0).max(65535);
 const blockNumber = z.coerce.number().int().min(0);
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
 
 const contract = z.object({ address, startBlock: blockNumber });
 
 const chainSchema = z.object({
   chainId: z.coerce.number().int().positive(),
-  rpcUrl: z.url({ protocol: /^https?$/ }).optional(),
+  rpcUrl: httpUrl.optional(),
   confirmations: z.coerce.number().int().min(0).default(0),
   // Provider limits: getLogs ranges start at (and never exceed) maxBlockRange and shrink when
   // the provider refuses; requests in flight and per-request timeout.
@@ -40,11 +41,11 @@ const configSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
   devnetPort: portNumber.default(8545),
   dataDir: z.string().min(1).default('./data'),
-  redisUrl: z.url({ protocol: /^rediss?$/ }).optional(),
+  redisUrl: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
   // Namespace of our BullMQ keys in Redis, so several deployments (or tests) can share one Redis.
   queuePrefix: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').default('reputation'),
-  publicBaseUrl: z.url({ protocol: /^https?$/ }).optional(),
-  signupUrl: z.url({ protocol: /^https?$/ }).optional(),
+  publicBaseUrl: httpUrl.optional(),
+  signupUrl: httpUrl.optional(),
   readConnections: z.coerce.number().int().min(1).max(64).default(4),
   // The client's address behind reverse proxies (api/security/client-address.ts): 0 = the TCP peer,
   // the proxy header ignored (a client could write it).
@@ -67,9 +68,9 @@ const configSchema = z.object({
   // (see pipeline/sanctions/source-setting.ts). Unset: no sanctions refresh is scheduled.
   sanctionsListSource: z.string().min(1).optional(),
   // Registration files and evidence (fetch-metadata job).
-  metadataIpfsGateway: z.url({ protocol: /^https?$/ }).default('https://ipfs.io/ipfs/'),
+  metadataIpfsGateway: httpUrl.default('https://ipfs.io/ipfs/'),
   // Private and loopback hosts are refused unless allowed: only for a local devnet.
-  metadataAllowPrivateAddresses: z.union([z.boolean(), z.stringbool()]).default(false),
+  metadataAllowPrivateAddresses: z.union([z.boolean(), z.stringbool()], { error: 'must be true or false (or 1/0, yes/no, on/off)' }).default(false),
   // An extra CA (PEM file) trusted for https registration files, e.g. the devnet's.
   metadataCaFile: z.string().min(1).optional(),
   chains: z.record(z.string().regex(/^[a-z0-9-]+$/, 'chain names are lowercase letters, digits and -'), chainSchema).default({}),
@@ -138,7 +139,7 @@ export function loadConfig(env: Env = process.env, configFile = env.REPUTATION_C
   }
   merged.chains = mergeChains(fromFile.chains, env);
 
-  const parsed = configSchema.safeParse(merged);
+  const parsed = configSchema.safeParse(merged, { error: expectedValue });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     // A bad key of a record (a chain name) carries the key schema's own message inside.
@@ -156,6 +157,15 @@ export function loadConfig(env: Env = process.env, configFile = env.REPUTATION_C
     chains,
     configFile: configFile ?? null,
   });
+}
+
+// What a bad number says instead of zod's defaults ("expected number, received NaN"); settings
+// with messages of their own keep them.
+function expectedValue(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code === 'invalid_type' && (issue.expected === 'number' || issue.expected === 'int')) return 'must be a whole number';
+  if (issue.code === 'too_small' && issue.origin === 'number') return `must be at least ${issue.minimum}`;
+  if (issue.code === 'too_big' && issue.origin === 'number') return `must be at most ${issue.maximum}`;
+  return undefined;
 }
 
 function readConfigFile(file: string): Record<string, unknown> & { chains?: Record<string, unknown> } {

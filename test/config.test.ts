@@ -45,21 +45,22 @@ describe('loadConfig', () => {
   });
 
   it.each([
-    [{ PORT: 'eighty' }, /^invalid setting PORT: /],
-    [{ PORT: '70000' }, /^invalid setting PORT: /],
-    [{ REDIS_URL: 'localhost:6379' }, /^invalid setting REDIS_URL: /],
-    [{ RPC_URL_BASE: 'ftp://x' }, /^invalid setting RPC_URL_BASE: /],
+    [{ PORT: 'eighty' }, /^invalid setting PORT: must be a whole number$/],
+    [{ PORT: '70000' }, /^invalid setting PORT: must be at most 65535$/],
+    [{ PORT: '80.5' }, /^invalid setting PORT: must be a whole number$/],
+    [{ REDIS_URL: 'localhost:6379' }, /^invalid setting REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL$/],
+    [{ RPC_URL_BASE: 'ftp://x' }, /^invalid setting RPC_URL_BASE: must be an http:\/\/ or https:\/\/ URL$/],
     [{ RPC_URL_MYCHAIN: 'http://127.0.0.1:8545' }, /^RPC_URL_MYCHAIN names chain mychain, which has no shipped profile \(base, devnet\)/],
-    [{ DB_READ_CONNECTIONS: '0' }, /^invalid setting DB_READ_CONNECTIONS: /],
-    [{ STALE_AFTER_SECONDS: '0' }, /^invalid setting STALE_AFTER_SECONDS: /],
+    [{ DB_READ_CONNECTIONS: '0' }, /^invalid setting DB_READ_CONNECTIONS: must be at least 1$/],
+    [{ STALE_AFTER_SECONDS: '0' }, /^invalid setting STALE_AFTER_SECONDS: must be at least 1$/],
     // Past an upper bound, or not of the form the setting takes.
-    [{ DB_READ_CONNECTIONS: '65' }, /^invalid setting DB_READ_CONNECTIONS: /],
-    [{ TRUST_PROXY_HOPS: '11' }, /^invalid setting TRUST_PROXY_HOPS: /],
+    [{ DB_READ_CONNECTIONS: '65' }, /^invalid setting DB_READ_CONNECTIONS: must be at most 64$/],
+    [{ TRUST_PROXY_HOPS: '11' }, /^invalid setting TRUST_PROXY_HOPS: must be at most 10$/],
     [{ PROXY_IP_HEADER: 'X Forwarded For' }, /^invalid setting PROXY_IP_HEADER: must be an HTTP header name$/],
     [{ QUEUE_PREFIX: 'rep:prod' }, /^invalid setting QUEUE_PREFIX: letters, digits, _ and - only$/],
     [{ STALE_AFTER_SECONDS: String(366 * 86_400 + 1) }, /^invalid setting STALE_AFTER_SECONDS: /],
-    [{ METADATA_ALLOW_PRIVATE_ADDRESSES: 'maybe' }, /^invalid setting METADATA_ALLOW_PRIVATE_ADDRESSES: /],
-    [{ RPC_URL_BASE: 'wss://base.example/rpc' }, /^invalid setting RPC_URL_BASE: /],
+    [{ METADATA_ALLOW_PRIVATE_ADDRESSES: 'maybe' }, /^invalid setting METADATA_ALLOW_PRIVATE_ADDRESSES: must be true or false \(or 1\/0, yes\/no, on\/off\)$/],
+    [{ RPC_URL_BASE: 'wss://base.example/rpc' }, /^invalid setting RPC_URL_BASE: must be an http:\/\/ or https:\/\/ URL$/],
   ])('%j is refused with a message naming the setting', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -68,7 +69,7 @@ describe('loadConfig', () => {
   it('names a bad value by its key in the config file, and refuses an unknown key', () => {
     const file = path.join(tempDataDir('config-bad'), 'config.json');
     writeFileSync(file, JSON.stringify({ port: 'abc' }));
-    expect(() => loadConfig({}, file)).toThrow(new ConfigError(`invalid setting port (config file ${file}): Invalid input: expected number, received NaN`));
+    expect(() => loadConfig({}, file)).toThrow(new ConfigError(`invalid setting port (config file ${file}): must be a whole number`));
     // The environment's value wins, and is named as such.
     expect(() => loadConfig({ PORT: 'eighty' }, file)).toThrow(/^invalid setting PORT: /);
     writeFileSync(file, JSON.stringify({ port: 9000, nosuch: 1 }));
