@@ -24,7 +24,9 @@ const program = new Command('reputation')
   .description('Wallet reputation and identity service: ingest chain activity, score wallets, serve the API.')
   .option('--config <file>', 'JSON config file (also REPUTATION_CONFIG); environment variables override it')
   .exitOverride()
-  .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') });
+  // One line (with a "(Did you mean …?)" kept on it), prefixed like every other error of the
+  // command: "reputation: ", not commander's "error: ".
+  .configureOutput({ outputError: (text, write) => write(`${text.trim().split('\n').join(' ').replace(/^error: /, 'reputation: ')}\n`) });
 
 const config = (): Config => loadConfig(process.env, program.opts<{ config?: string }>().config ?? process.env.REPUTATION_CONFIG);
 const positiveInt = wholeNumber();
@@ -82,6 +84,8 @@ registerLimitsCommand(accounts, config, log);
 const knownFailures = [ConfigError, StoreLockedError, WalRecoveryError, OperationInputError, ExportQueryError];
 
 try {
+  // Commander would print the whole help for no command at all: a usage error is one line.
+  if (process.argv.length <= 2) throw new UsageError('give a command (reputation --help lists them)');
   await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof UsageError) {

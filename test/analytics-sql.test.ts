@@ -255,7 +255,7 @@ describe('reputation sql', () => {
     ];
     const results = await Promise.all(writes.map((query) => sql(query)));
     for (const result of results) {
-      expect(result).toMatchObject({ code: 1, stdout: '', stderr: 'reputation: only read-only queries (SELECT, EXPLAIN) are allowed\n' });
+      expect(result).toMatchObject({ code: 1, stdout: '', stderr: 'reputation: only read-only queries (SELECT, EXPLAIN, DESCRIBE, SHOW, SUMMARIZE) are allowed\n' });
     }
     expect(existsSync('/tmp/reputation-sql-escape.csv')).toBe(false);
     expect(existsSync('/tmp/reputation-sql-escape.duckdb')).toBe(false);

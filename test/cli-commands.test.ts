@@ -22,8 +22,8 @@ describe('usage errors of options', () => {
     [['jobs', 'status', '--limit', '0'], /expected a whole number, at least 1$/],
     [['accounts', 'allowlist', '--key-id', 'key_x', '--account', 'acc_x'], /^reputation: give exactly one of --key-id and --account$/],
     [['accounts', 'allowlist', '--account', 'acc_x', '--set', ','], /give at least one address or network \(use --clear to remove the allowlist\)$/],
-    // commander's "(Did you mean serve?)" second line is cut: one line only.
-    [['serv'], /^error: unknown command 'serv'$/],
+    // commander's "(Did you mean serve?)" second line joins the first: one line only.
+    [['serv'], /^reputation: unknown command 'serv' \(Did you mean serve\?\)$/],
   ])('%j exits 2 with one line', async (args, message) => {
     const result = await runCli(args, env);
     expect(result.code, result.stderr).toBe(2);

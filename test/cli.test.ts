@@ -111,6 +111,7 @@ describe('usage errors', () => {
   const env = cliEnv(tempDataDir('usage'));
 
   it.each([
+    [[], /^reputation: give a command \(reputation --help lists them\)$/m],
     [['frobnicate'], /unknown command 'frobnicate'/],
     [['accounts', 'create'], /required option '--plan <plan>' not specified/],
     [['accounts', 'create', '--plan', 'platinum'], /argument 'platinum' is invalid/],
@@ -127,6 +128,7 @@ describe('usage errors', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(message);
+    expect(result.stderr).toMatch(/^reputation: /);
   });
 
   it.each([[['--help']], [['accounts', 'create', '--help']], [['sql', '--help']], [['ingest', '--help']]])('%j prints help and exits 0', async (args) => {

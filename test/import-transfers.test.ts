@@ -193,9 +193,10 @@ describe('importFile transfers', () => {
 
   it('refuses a file it cannot read or whose format it cannot tell, before writing anything', async () => {
     await expect(importFile(deps, { file: path.join(scratch, 'absent.csv'), kind: 'transfers', onBadRows: 'skip' })).rejects.toThrow(/^no such file: /);
+    await expect(importFile(deps, { file: scratch, kind: 'transfers', onBadRows: 'skip' })).rejects.toThrow(`not a file: ${scratch} (give one file per import)`);
     const unnamed = path.join(scratch, 'transfers.txt');
     copyFileSync(fixture('transfers.csv'), unnamed);
-    await expect(importFile(deps, { file: unnamed, kind: 'transfers', onBadRows: 'skip' })).rejects.toThrow(/cannot tell the format/);
+    await expect(importFile(deps, { file: unnamed, kind: 'transfers', onBadRows: 'skip' })).rejects.toThrow(/cannot tell the format of .*: give --format$/);
     // With the format named, the same file loads.
     expect(await importFile(deps, { file: unnamed, kind: 'transfers', onBadRows: 'skip', format: 'csv' })).toMatchObject({ rowsLoaded: 5 });
     const notParquet = path.join(scratch, 'broken.parquet');

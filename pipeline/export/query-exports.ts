@@ -11,7 +11,7 @@ import { readRows, type Row } from '../store/rows.ts';
 import { readLatestExport, type RunExport } from './layout.ts';
 import { ExportQueryError } from './export-query-error.ts';
 
-export const readOnlyRefusal = 'only read-only queries (SELECT, EXPLAIN) are allowed';
+export const readOnlyRefusal = 'only read-only queries (SELECT, EXPLAIN, DESCRIBE, SHOW, SUMMARIZE) are allowed';
 
 export interface ExportQuery {
   query: string;

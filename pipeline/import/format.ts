@@ -14,7 +14,7 @@ export function formatFromName(file: string): ImportFormat {
   const match = byName.find(([pattern]) => pattern.test(file));
   if (!match) {
     throw new ImportFileError(
-      `cannot tell the format of ${file} from its name (.parquet, .csv, .jsonl or .ndjson, the text ones optionally .gz): name the format`,
+      `cannot tell the format of ${file} from its name (.parquet, .csv, .jsonl or .ndjson, the text ones optionally .gz): give --format`,
     );
   }
   return match[1];

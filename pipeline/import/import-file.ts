@@ -63,7 +63,9 @@ const reportedBadRows = 100;
 export async function importFile(deps: { store: Store; log: Logger }, options: ImportOptions): Promise<ImportReport> {
   // The owner process may run elsewhere than the caller's directory: DuckDB gets an absolute path.
   const file = path.resolve(options.file);
-  if (!statSync(file, { throwIfNoEntry: false })?.isFile()) throw new ImportFileError(`no such file: ${file}`);
+  const stat = statSync(file, { throwIfNoEntry: false });
+  if (!stat) throw new ImportFileError(`no such file: ${file}`);
+  if (!stat.isFile()) throw new ImportFileError(`not a file: ${file} (give one file per import)`);
   // DuckDB's readers expand glob patterns: a name with * ? [ { would read other files.
   if (/[*?[{]/.test(file)) throw new ImportFileError(`file names with * ? [ or { are not supported (DuckDB reads them as patterns): ${file}`);
   const format = options.format ?? formatFromName(file);
