@@ -43,8 +43,10 @@ export interface Schedule {
 
 /** The recurring work a fresh installation does; `jobs schedule` overrides any of it. */
 export function defaultSchedules(config: Config): Schedule[] {
-  const perChain = Object.keys(config.chains).flatMap((chain): Schedule[] => [
-    { scheduleId: `ingest-${chain}`, jobName: 'ingest', jobData: { chain }, everySeconds: config.ingestIntervalSeconds },
+  // A chain without an RPC URL (described for its imported data) has nothing to ingest: every
+  // scheduled run would fail. Its registration files are still fetched.
+  const perChain = Object.values(config.chains).flatMap(({ name: chain, rpcUrl }): Schedule[] => [
+    ...(rpcUrl ? [{ scheduleId: `ingest-${chain}`, jobName: 'ingest' as const, jobData: { chain }, everySeconds: config.ingestIntervalSeconds }] : []),
     { scheduleId: `fetch-metadata-${chain}`, jobName: 'fetch-metadata', jobData: { chain }, everySeconds: 300 },
   ]);
   return [

@@ -141,6 +141,16 @@ describe('loadConfig: values, bounds and chain settings', () => {
     expect(loadConfig({}, file).chains.base).toMatchObject({ chainId: 8453, confirmations: 5, maxBlockRange: 500, rpcUrl: 'https://base.example/rpc', facilitatorNetwork: 'base' });
   });
 
+  it('schedules ingest only for a chain with an RPC URL; registration files for every chain', () => {
+    const dir = tempDataDir('config-chain-schedules');
+    const file = path.join(dir, 'config.json');
+    const mychain = { chainId: 1, token: { address: `0x${'12'.repeat(20)}`, startBlock: 0 }, facilitatorNetwork: 'base' };
+    writeFileSync(file, JSON.stringify({ chains: { mychain } }));
+    const ids = (env: Record<string, string>) => defaultSchedules(loadConfig(env, file)).map((s) => s.scheduleId).filter((id) => id.endsWith('mychain'));
+    expect(ids({})).toEqual(['fetch-metadata-mychain']);
+    expect(ids({ RPC_URL_MYCHAIN: 'http://127.0.0.1:8545' })).toEqual(['ingest-mychain', 'fetch-metadata-mychain']);
+  });
+
   // An empty RPC_URL_<CHAIN> enables nothing.
   it('ignores an empty RPC_URL_ variable', () => {
     expect(loadConfig({ RPC_URL_BASE: '', RPC_URL_NOSUCH: '' }).chains).toEqual({});
