@@ -114,7 +114,11 @@ describe('devnet → ingest → score → HTTP lookup', () => {
     // Re-read every block: forget the cursor so the same range is written again.
     await server.store.write((tx) => tx.run(`DELETE FROM ingest_cursors WHERE chain = 'devnet'`));
     await runOperationIn(ctx, 'jobs.run', { name: 'ingest' });
-    await runOperationIn(ctx, 'jobs.run', { name: 'score' });
+    // Without a job runner the job runs to the end, under the run id `jobs status` knows it by.
+    const scored = (await runOperationIn(ctx, 'jobs.run', { name: 'score', wait: false })) as { run_id: string; state: string };
+    expect(scored.state).toBe('completed');
+    const [run] = (await runOperationIn(ctx, 'jobs.status', { runId: scored.run_id })) as Record<string, unknown>[];
+    expect(run).toMatchObject({ run_id: scored.run_id, job_name: 'score', state: 'completed', trigger: 'manual' });
     expect(await server.store.read(facts)).toEqual(before);
     const [counts] = await server.store.read(`SELECT (SELECT count(*) FROM token_transfers)::INTEGER AS t, (SELECT count(*) FROM authorizations_used)::INTEGER AS a`);
     // Every Transfer is stored, x402 or not: the payments, the plain transfers and the mints.

@@ -9,6 +9,7 @@ import { executeJob } from '../../jobs/runner.ts';
 import type { JobDeps } from '../../jobs/handlers.ts';
 import type { JobProgress, RunLog } from '../../jobs/run-log.ts';
 import { listSchedules, saveSchedule } from '../../jobs/schedules.ts';
+import { newId } from '../secrets.ts';
 
 export interface JobsContext extends JobDeps {
   runs: RunLog;
@@ -35,8 +36,11 @@ export const jobOperations = {
     async run(ctx: JobsContext, args: { name: JobName; data: Record<string, unknown>; wait: boolean }) {
       const data = validData(args.name, args.data);
       if (!ctx.jobs) {
-        const result = await executeJob({ ...ctx, runs: progressRunLog(ctx) }, args.name, data, 'manual');
-        return { state: 'completed', deduplicated: false, result };
+        // No server: the job runs here to the end (whether or not asked to wait), under the id
+        // `jobs status` knows it by, as a queued run's answer has.
+        const runId = newId('job_');
+        const result = await executeJob({ ...ctx, runs: progressRunLog(ctx) }, args.name, data, 'manual', runId);
+        return { run_id: runId, state: 'completed', deduplicated: false, result };
       }
       const started = await ctx.jobs.run(args.name, data, 'manual');
       if (!args.wait) return { run_id: started.runId, state: 'queued', deduplicated: started.deduplicated };
