@@ -127,3 +127,56 @@ describe('parseSdnAdvancedXml on the sample', () => {
     expect(() => parseSdnAdvancedXml(doc)).toThrow(message);
   });
 });
+
+describe('parseSdnAdvancedXml on variants of the sample', () => {
+  // Profile 47635 (GAZA NOW) has one USDT feature with one FeatureVersion, designated 2024-03-27.
+  const usdt = '0x175d44451403Edf28469dF03A9280c1197ADb92c';
+  const detail = `<VersionDetail DetailTypeID="1432">${usdt}</VersionDetail>`;
+  const created = '<Year>2024</Year>\n          <Month>3</Month>\n          <Day>27</Day>';
+  const variant = (from: string, to: string) => {
+    expect(sample.split(from)).toHaveLength(2);
+    return parseSdnAdvancedXml(sample.replace(from, to));
+  };
+  const of47635 = (parsed: { addresses: { sdnUid: string; label: string; address: string; listedAt: string | null }[] }) =>
+    parsed.addresses.filter((a) => a.sdnUid === '47635').map((a) => `${a.label} ${a.address} ${a.listedAt}`);
+
+  it('takes the address of every FeatureVersion of a feature, not only the first', () => {
+    // A real USDT address (Tron form) of the 2024-09-27 lists, as a second version of the feature.
+    const second = 'TX5GV4DyfxNB3rPkzZJhmqZ1efVmL4rEqG';
+    const parsed = variant(
+      `${detail}\n          </FeatureVersion>`,
+      `${detail}\n          </FeatureVersion>\n          <FeatureVersion ID="65102" ReliabilityID="1"><VersionDetail DetailTypeID="1432">${second}</VersionDetail></FeatureVersion>`,
+    );
+    expect(of47635(parsed)).toEqual([`USDT ${usdt} 2024-03-27`, `USDT ${second} 2024-03-27`]);
+  });
+
+  it('an address feature with an empty value is a warning, never an empty address', () => {
+    const parsed = variant(detail, '<VersionDetail DetailTypeID="1432">  </VersionDetail>');
+    expect(of47635(parsed)).toEqual([]);
+    expect(parsed.addresses.every((a) => a.address !== '')).toBe(true);
+    expect(parsed.warnings).toContain('profile 47635: a USDT address feature without a value');
+  });
+
+  it('trims white space around the address in VersionDetail', () => {
+    const parsed = variant(detail, `<VersionDetail DetailTypeID="1432">\n   ${usdt} \t\n</VersionDetail>`);
+    expect(of47635(parsed)).toEqual([`USDT ${usdt} 2024-03-27`]);
+  });
+
+  it('a Created date that does not exist (30 February) is no date, with a warning', () => {
+    const parsed = variant(created, '<Year>2024</Year>\n          <Month>2</Month>\n          <Day>30</Day>');
+    expect(of47635(parsed)).toEqual([`USDT ${usdt} null`]);
+    expect(parsed.warnings).toContain('profile 47635: designation date {"Year":"2024","Month":"2","Day":"30"} is not a full date');
+  });
+
+  it('of two Created events of an entry, the earlier date is the designation date', () => {
+    const parsed = variant(
+      `${created}\n        </Date>\n        <Comment />\n      </EntryEvent>`,
+      `${created}\n        </Date>\n        <Comment />\n      </EntryEvent>\n      <EntryEvent ID="47699" EntryEventTypeID="7" LegalBasisID="1"><Date CalendarTypeID="1"><Year>2020</Year><Month>1</Month><Day>2</Day></Date></EntryEvent>`,
+    );
+    expect(of47635(parsed)).toEqual([`USDT ${usdt} 2020-01-02`]);
+  });
+
+  it('reads a document that starts with a byte order mark', () => {
+    expect(parseSdnAdvancedXml(`\ufeff${sample}`)).toEqual(parseSdnAdvancedXml(sample));
+  });
+});
