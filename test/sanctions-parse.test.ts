@@ -183,3 +183,59 @@ describe('address-first-seen.csv', () => {
     expect(firstSeen.get(firstSeenKey('ETH', '0x22aaA7720ddd5388A3c0A3333430953C68f1849b'))?.sdnUids).toEqual(['38499', '39796']);
   });
 });
+
+describe('parser edge cases the real files reach or could reach', () => {
+  it('a download cut just after a line break, in the first field of a record, fails instead of losing the record', () => {
+    const lines = sdn2024.split('\r\n');
+    // The first line whole, then the first two characters of the second line's ent_num.
+    const truncated = `${lines[0]}\r\n${lines[1]!.slice(0, 2)}`;
+    expect(() => readLegacyCsv(truncated, 12, 'sdn.csv')).toThrow('sdn.csv line 2: 1 fields, expected 12');
+    expect(() => parseSdnCsv(truncated)).toThrow('sdn.csv line 2: 1 fields, expected 12');
+  });
+
+  it('joins several sdn_comments.csv rows of one entry, in order, with no separator', () => {
+    const comments = readOfac('sdn-tiny/sdn_comments.csv');
+    const whole = parseSdnCsv(readOfac('sdn-tiny/sdn.csv'), comments);
+    // Split 33151's one continuation row into two, in the middle of its second address.
+    const at = comments.indexOf('0x2f389ce8bd') + 6;
+    const split = `${comments.slice(0, at)}"\r\n33151,"${comments.slice(at)}`;
+    expect(split.split('\r\n').filter((l) => l.startsWith('33151,'))).toHaveLength(2);
+    const parsed = parseSdnCsv(readOfac('sdn-tiny/sdn.csv'), split);
+    expect(parsed.addresses).toEqual(whole.addresses);
+    expect(parsed.addresses).toContainEqual({ sdnUid: '33151', label: 'ETH', address: '0x2f389ce8bd8ff92de3402ffce4691d17fc4f6535', listedAt: null });
+  });
+
+  it('remarks of fewer than 1,000 characters but 1,000 UTF-8 bytes count as cut', () => {
+    const remarks = `${'é'.repeat(479)}x; Digital Currency Address - XBT 1B64QRxf`; // 521 characters, 1,000 bytes
+    expect(Buffer.byteLength(remarks, 'utf8')).toBe(remarksCut);
+    const row = `36,"AEROCARIBBEAN AIRLINES",-0-,"CUBA",-0-,-0-,-0-,-0-,-0-,-0-,-0-,"${remarks}"\r\n\x1a`;
+    expect(parseSdnCsv(row).cut).toEqual([{ sdnUid: '36', fragment: 'Digital Currency Address - XBT 1B64QRxf' }]);
+    expect(parseSdnCsv(row).addresses).toEqual([]);
+  });
+
+  it('refuses a folder with no list file at all', () => {
+    expect(() => parseAddressLists([])).toThrow('no sanctioned_addresses_<LABEL>.txt or .json files');
+    expect(() => parseAddressLists([{ name: 'README.md', text: 'x' }])).toThrow('no sanctioned_addresses_<LABEL>.txt or .json files');
+  });
+
+  it('refuses a .json that lists fewer addresses than the .txt of the same label', () => {
+    const txt = addressListFiles().find((f) => f.name === 'sanctioned_addresses_USDT.txt')!;
+    const first = txt.text.split('\n')[0]!.trim();
+    expect(() => parseAddressLists([{ name: 'sanctioned_addresses_USDT.json', text: JSON.stringify([first]) }, txt])).toThrow(
+      'sanctioned_addresses_USDT.txt and .json list different addresses',
+    );
+  });
+});
+
+describe('address-first-seen.csv: dates that are only bounds', () => {
+  it('an address only ever seen as "<=date" has no date (BSV 12sjrr…: first in the lists "<=2022-09-03")', () => {
+    const firstSeen = parseFirstSeen(readOfac('address-first-seen.csv'));
+    expect(firstSeen.get(firstSeenKey('BSV', '12sjrrhoFEsedNRhtgwvvRqjFTh8fZTDX9'))).toEqual({ sdnUids: ['29703'], listedAt: null });
+  });
+
+  it('a bound on the same day as the earliest exact date leaves the first sighting unknown', () => {
+    const header = readOfac('address-first-seen.csv').split('\n')[0]!.trim();
+    const text = `${header}\nETH,0x19F8f2B0915Daa12a3f5C9CF01dF9E24D53794F7,48432,2024-05-01,<=2024-05-01,2024-09-27,yes\n`;
+    expect(parseFirstSeen(text).get(firstSeenKey('ETH', '0x19F8f2B0915Daa12a3f5C9CF01dF9E24D53794F7'))?.listedAt).toBeNull();
+  });
+});
