@@ -4,7 +4,7 @@ import { openStore, type Store } from '../pipeline/store/store.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { refreshSanctionsList } from '../pipeline/sanctions/load.ts';
 import { createSanctionsLookup } from '../pipeline/sanctions/lookup.ts';
-import { ofacPath } from './helpers/ofac-data.ts';
+import { addressListsDir, ofacPath } from './helpers/ofac-data.ts';
 import { tempDataDir } from './helpers/temp.ts';
 
 const samplePath = new URL('./fixtures/sanctions/sdn_advanced-sample.xml', import.meta.url).pathname;
@@ -111,5 +111,45 @@ describe('createSanctionsLookup', () => {
 
     broken = false;
     expect((await lookup.check('0xd882cfc20f52f2599d84b8e8d58c7fb62cfe344b', 'evm')).status).toBe('listed');
+  });
+});
+
+describe('createSanctionsLookup on the 0xB10C lists with first-seen dates', () => {
+  let own: Store;
+  let t = Date.now();
+  const ownNow = () => t;
+  beforeAll(async () => {
+    own = await openStore({ dataDir: tempDataDir('sanctions-lookup-lists') });
+  });
+  afterAll(async () => {
+    await own.close();
+  });
+  const listsSource = { kind: 'address-lists', dir: addressListsDir, firstSeenFile: ofacPath('address-first-seen.csv') } as const;
+
+  it('an address under several labels reports its earliest dated listing; undated ones come last', async () => {
+    await refreshSanctionsList({ store: own, log: silentLogger }, listsSource);
+    const lookup = createSanctionsLookup(own, { recheckMs, now: ownNow });
+    // Entry 33151 lists this EVM address under ETH (no known first sighting) and USDT (first seen 2023-05-19).
+    expect(await lookup.check('0x19aa5fe80d33a56d56c78e82ea5e50e5d80b4dff', 'evm')).toEqual({ status: 'listed', sanctioned: true, ofac_label: 'USDT', sdn_uid: '33151', listed_at: '2023-05-19' });
+    // And this Bitcoin address under XBT (2021-09-21) and USDT (2023-05-19): the earlier one.
+    expect(await lookup.check('1KUUJPkyDhamZXgpsyXqNGc3x1QPXtdhgz', 'bitcoin')).toEqual({ status: 'listed', sanctioned: true, ofac_label: 'XBT', sdn_uid: '33151', listed_at: '2021-09-21' });
+  });
+
+  it('asks the store again once exactly recheckMs have passed', async () => {
+    const lookup = createSanctionsLookup(own, { recheckMs, now: ownNow });
+    const sampleOnly = '42RLPACwZPx3vYYmxSueqsogfynBDqXK298EDsNoyoHi'; // in the sample XML, not in the 2024-09-27 lists
+    expect(await lookup.check(sampleOnly, 'solana')).toEqual({ status: 'clear' });
+    await refreshSanctionsList({ store: own, log: silentLogger }, { kind: 'sdn-advanced-xml', file: samplePath });
+    t += recheckMs - 1;
+    expect(await lookup.check(sampleOnly, 'solana')).toEqual({ status: 'clear' });
+    t += 1;
+    expect(await lookup.check(sampleOnly, 'solana')).toMatchObject({ status: 'listed', sdn_uid: '900001' });
+  });
+
+  it('reports an age of 0, never a negative one, when the clock is behind the load time', async () => {
+    const lookup = createSanctionsLookup(own, { recheckMs, now: ownNow });
+    const fresh = await lookup.freshness();
+    t = Date.parse(fresh!.loadedAt) - 60_000;
+    expect(await lookup.freshness()).toEqual({ loadedAt: fresh!.loadedAt, ageSeconds: 0 });
   });
 });
