@@ -41,6 +41,11 @@ describe('familyOfListed', () => {
     ['USDT', 'TX5GV4DyfxNB3rPkzZJhmqZ1efVmL4rEqH', 'unknown', 'TX5GV4DyfxNB3rPkzZJhmqZ1efVmL4rEqH'],
     ['TRX', 'TX5GV4DyfxNB3rPkzZJhmqZ1efVmL4rEqH', 'tron', 'TX5GV4DyfxNB3rPkzZJhmqZ1efVmL4rEqH'],
     ['NEW', 'something-else', 'unknown', 'something-else'],
+    // A bech32 bc1 address is Bitcoin by its form alone, whatever the label (here a real XBT one under USDT).
+    ['USDT', 'bc1qdt3gml5z5n50y5hm04u2yjdphefkm0fl2zdj68', 'bitcoin', 'bc1qdt3gml5z5n50y5hm04u2yjdphefkm0fl2zdj68'],
+    // A malformed address under a known label takes the label's usual family, verbatim.
+    ['ETH', '0x098B716B8Aaf21512996dC57EB0615e2383E2f9', 'evm', '0x098B716B8Aaf21512996dC57EB0615e2383E2f9'],
+    ['XBT', '12HQDsicffSBaYdJ6BhnE22sfjTESmmzKy', 'bitcoin', '12HQDsicffSBaYdJ6BhnE22sfjTESmmzKy'],
   ])('%s %s → %s', (label, address, family, normalised) => {
     expect(familyOfListed(label, address)).toEqual({ family, address: normalised });
   });

@@ -194,3 +194,20 @@ describe('refreshSanctionsList from a URL', () => {
     await expect(refresh({ kind: 'address-lists', dir: `${base}/lists/` })).rejects.toThrow('address lists are read from a local directory');
   });
 });
+
+describe('refreshSanctionsList counts', () => {
+  let own: Store;
+  beforeAll(async () => {
+    own = await openStore({ dataDir: tempDataDir('sanctions-load-counts') });
+  });
+  afterAll(async () => {
+    await own.close();
+  });
+
+  it('address lists without a first-seen file name no entry: 0 entries, 641 addresses', async () => {
+    const result = await refreshSanctionsList({ store: own, log: silentLogger }, { kind: 'address-lists', dir: addressListsDir });
+    expect(result).toMatchObject({ changed: true, addressCount: 641, entryCount: 0 });
+    expect(await own.read('SELECT address_count, entry_count FROM sanctions_list_loads')).toEqual([{ address_count: 641, entry_count: 0 }]);
+    expect(await own.read("SELECT count(*) AS n FROM sanctioned_addresses WHERE sdn_uid <> ''")).toEqual([{ n: '0' }]);
+  });
+});
