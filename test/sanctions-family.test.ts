@@ -37,6 +37,9 @@ describe('familyOfListed', () => {
     // Solana keys stay verbatim (base58 is case-sensitive); a stablecoin in Solana form is solana.
     ['SOL', '42RLPACwZPx3vYYmxSueqsogfynBDqXK298EDsNoyoHi', 'solana', '42RLPACwZPx3vYYmxSueqsogfynBDqXK298EDsNoyoHi'],
     ['USDC', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', 'solana', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'],
+    // Solana keys are 32 to 44 characters: a real 43-character one (an x402 facilitator signer, shared/data/x402).
+    ['USDC', '8x8CzkTHTYkW18frrTR7HdCV6fsjenvcykJAXWvoPQW', 'solana', '8x8CzkTHTYkW18frrTR7HdCV6fsjenvcykJAXWvoPQW'],
+    ['USDT', 'PcTZWki36z5Y82TAATKK48XUdfsgmS5oLkw2Ta7vWyK', 'solana', 'PcTZWki36z5Y82TAATKK48XUdfsgmS5oLkw2Ta7vWyK'],
     // A T-address with a broken checksum is no Tron address by form; the label's usual family remains.
     ['USDT', 'TX5GV4DyfxNB3rPkzZJhmqZ1efVmL4rEqH', 'unknown', 'TX5GV4DyfxNB3rPkzZJhmqZ1efVmL4rEqH'],
     ['TRX', 'TX5GV4DyfxNB3rPkzZJhmqZ1efVmL4rEqH', 'tron', 'TX5GV4DyfxNB3rPkzZJhmqZ1efVmL4rEqH'],
