@@ -145,6 +145,11 @@ describe('refreshSanctionsList from a URL', () => {
       if (url.pathname === '/moved.xml') return void res.writeHead(302, { location: '/sdn_advanced.xml' }).end();
       if (url.pathname === '/to-ftp.xml') return void res.writeHead(301, { location: 'ftp://127.0.0.1/sdn_advanced.xml' }).end();
       if (url.pathname === '/loop.xml') return void res.writeHead(302, { location: '/loop.xml' }).end();
+      const hops = /^\/hops\/(\d+)\.xml$/.exec(url.pathname);
+      if (hops) {
+        const left = Number(hops[1]) - 1;
+        return void res.writeHead(302, { location: left === 0 ? '/sdn_advanced.xml' : `/hops/${left}.xml` }).end();
+      }
       if (url.pathname === '/stalls.xml') {
         res.writeHead(200);
         return void res.write('<Sanctions>');
@@ -184,6 +189,9 @@ describe('refreshSanctionsList from a URL', () => {
     expect(moved.addressCount).toBe(12);
     await expect(refresh({ kind: 'sdn-advanced-xml', file: `${base}/to-ftp.xml` })).rejects.toThrow('only https URLs are fetched (http only from loopback), not ftp://127.0.0.1');
     await expect(refresh({ kind: 'sdn-advanced-xml', file: `${base}/loop.xml` })).rejects.toThrow('more than 5 redirects');
+    // Five redirects are followed; a sixth is refused.
+    expect((await refresh({ kind: 'sdn-advanced-xml', file: `${base}/hops/5.xml` })).addressCount).toBe(12);
+    await expect(refresh({ kind: 'sdn-advanced-xml', file: `${base}/hops/6.xml` })).rejects.toThrow('hops/6.xml: more than 5 redirects');
   });
 
   it('fetches only https, and plain http only from loopback', async () => {
