@@ -219,3 +219,24 @@ describe('refreshSanctionsList counts', () => {
     expect(await own.read("SELECT count(*) AS n FROM sanctioned_addresses WHERE sdn_uid <> ''")).toEqual([{ n: '0' }]);
   });
 });
+
+describe('refreshSanctionsList going back to an earlier source', () => {
+  let own: Store;
+  beforeAll(async () => {
+    own = await openStore({ dataDir: tempDataDir('sanctions-load-back') });
+  });
+  afterAll(async () => {
+    await own.close();
+  });
+
+  it('compares with the newest load, so returning to an earlier source replaces the list again', async () => {
+    const run = (source: SanctionsSource) => refreshSanctionsList({ store: own, log: silentLogger }, source);
+    expect((await run({ kind: 'sdn-csv', sdnFile: sdn2024 })).changed).toBe(true);
+    expect((await run({ kind: 'sdn-advanced-xml', file: samplePath })).changed).toBe(true);
+    const back = await run({ kind: 'sdn-csv', sdnFile: sdn2024 });
+    expect(back).toMatchObject({ changed: true, sha256: sha256(sdn2024) });
+    // 0xa7e5…b008 (entry 29702) is in the 2024 CSV, not in the sample.
+    expect(await own.read("SELECT sdn_uid FROM sanctioned_addresses WHERE address = '0xa7e5d5a720f06526557c513402f2e6b5fa20b008'")).toEqual([{ sdn_uid: '29702' }]);
+    expect(await own.read('SELECT count(*) AS n FROM sanctions_list_loads')).toEqual([{ n: '3' }]);
+  });
+});

@@ -176,6 +176,11 @@ describe('parseSdnAdvancedXml on variants of the sample', () => {
     expect(of47635(parsed)).toEqual([`USDT ${usdt} 2020-01-02`]);
   });
 
+  it('dates a profile by the ProfileID of its SanctionsEntry, not by the ID of the entry', () => {
+    const parsed = variant('<SanctionsEntry ID="47635" ProfileID="47635"', '<SanctionsEntry ID="1047635" ProfileID="47635"');
+    expect(of47635(parsed)).toEqual([`USDT ${usdt} 2024-03-27`]);
+  });
+
   it('reads a document that starts with a byte order mark', () => {
     expect(parseSdnAdvancedXml(`\ufeff${sample}`)).toEqual(parseSdnAdvancedXml(sample));
   });
