@@ -22,6 +22,9 @@ describe('familyOfListed', () => {
     ['XBT', '12HQDsicffSBaYdJ6BhnE22sfjTESmmzKx', 'bitcoin', '12HQDsicffSBaYdJ6BhnE22sfjTESmmzKx'],
     ['XBT', 'bc1qdt3gml5z5n50y5hm04u2yjdphefkm0fl2zdj68', 'bitcoin', 'bc1qdt3gml5z5n50y5hm04u2yjdphefkm0fl2zdj68'],
     ['XBT', 'BC1QDT3GML5Z5N50Y5HM04U2YJDPHEFKM0FL2ZDJ68', 'bitcoin', 'bc1qdt3gml5z5n50y5hm04u2yjdphefkm0fl2zdj68'],
+    // A 62-character bech32 address (P2WSH/P2TR length) of the XBT list, in either case.
+    ['XBT', 'BC1Q4RZDTLT0USLYW86CP29SCTL6CT29G9A95CUUP7PN5MD9DDJ7XGMQPP5M73', 'bitcoin', 'bc1q4rzdtlt0uslyw86cp29sctl6ct29g9a95cuup7pn5md9ddj7xgmqpp5m73'],
+    ['USDT', 'bc1q4rzdtlt0uslyw86cp29sctl6ct29g9a95cuup7pn5md9ddj7xgmqpp5m73', 'bitcoin', 'bc1q4rzdtlt0uslyw86cp29sctl6ct29g9a95cuup7pn5md9ddj7xgmqpp5m73'],
     ['TRX', 'TFdTr9C3BqQrzKBXqSxJfAZFTh8UwBAfSg', 'tron', 'TFdTr9C3BqQrzKBXqSxJfAZFTh8UwBAfSg'],
     // Chains of their own: the label decides, even for Bitcoin-style legacy addresses.
     ['BCH', '18M8bJWMzWHDBMxoLqjHHAffdRy4SrzkfB', 'bitcoin-cash', '18M8bJWMzWHDBMxoLqjHHAffdRy4SrzkfB'],
