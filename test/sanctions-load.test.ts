@@ -125,6 +125,8 @@ describe('refreshSanctionsList', () => {
     expect(result.sha256).not.toBe(sha256(sdn2024));
     const rows = await table();
     expect(rows).toContainEqual({ family: 'evm', address: '0x098b716b8aaf21512996dc57eb0615e2383e2f96', ofac_label: 'ETH', sdn_uid: '27307', listed_at: '2022-04-14' });
+    // Base58 addresses are matched verbatim (case matters): XBT 12HQ… first seen in the scrape on 2021-09-21.
+    expect(rows).toContainEqual({ family: 'bitcoin', address: '12HQDsicffSBaYdJ6BhnE22sfjTESmmzKx', ofac_label: 'XBT', sdn_uid: '33151', listed_at: '2021-09-21' });
   });
 });
 

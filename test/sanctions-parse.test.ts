@@ -193,6 +193,10 @@ describe('parser edge cases the real files reach or could reach', () => {
     expect(() => parseSdnCsv(truncated)).toThrow('sdn.csv line 2: 1 fields, expected 12');
   });
 
+  it('counts the line breaks inside quoted fields when naming the line of a bad record', () => {
+    expect(() => readLegacyCsv('1,"two\r\nlines"\r\n2\r\n', 2, 'sdn_comments.csv')).toThrow('sdn_comments.csv line 3: 1 fields, expected 2');
+  });
+
   it('joins several sdn_comments.csv rows of one entry, in order, with no separator', () => {
     const comments = readOfac('sdn-tiny/sdn_comments.csv');
     const whole = parseSdnCsv(readOfac('sdn-tiny/sdn.csv'), comments);
