@@ -1,5 +1,7 @@
 // createSanctionsLookup on a real store loaded with the sample XML and the real 2024 SDN CSV.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { openStore, type Store } from '../pipeline/store/store.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { refreshSanctionsList } from '../pipeline/sanctions/load.ts';
@@ -151,5 +153,31 @@ describe('createSanctionsLookup on the 0xB10C lists with first-seen dates', () =
     const fresh = await lookup.freshness();
     t = Date.parse(fresh!.loadedAt) - 60_000;
     expect(await lookup.freshness()).toEqual({ loadedAt: fresh!.loadedAt, ageSeconds: 0 });
+  });
+});
+
+describe('createSanctionsLookup: which listing a shared address reports', () => {
+  let own: Store;
+  beforeAll(async () => {
+    own = await openStore({ dataDir: tempDataDir('sanctions-lookup-ties') });
+  });
+  afterAll(async () => {
+    await own.close();
+  });
+
+  it('on the same designation date, the lowest entry id wins before the label', async () => {
+    // Variant of the sample: entry 27307 (ETH) also lists 0x4f47…270c, which entry 42498 lists under
+    // ARB, BSC and ETH, and both are designated on 2023-04-24.
+    const sample = readFileSync(samplePath, 'utf8');
+    const variant = sample
+      .replace('0xa0e1c89Ef1a489c9C7dE96311eD5Ce5D32c20E4B', '0x4f47bc496083c727c5fbe3ce9cdf2b0f6496270c')
+      .replace('<Year>2019</Year>\n          <Month>9</Month>\n          <Day>13</Day>', '<Year>2023</Year>\n          <Month>4</Month>\n          <Day>24</Day>');
+    expect(variant.match(/0x4f47bc496083c727c5fbe3ce9cdf2b0f6496270c/g)).toHaveLength(4);
+    expect(variant).not.toContain('<Year>2019</Year>');
+    const file = path.join(tempDataDir('sanctions-lookup-ties-files'), 'sdn_advanced.xml');
+    writeFileSync(file, variant);
+    await refreshSanctionsList({ store: own, log: silentLogger }, { kind: 'sdn-advanced-xml', file });
+    const lookup = createSanctionsLookup(own, { recheckMs });
+    expect(await lookup.check('0x4f47bc496083c727c5fbe3ce9cdf2b0f6496270c', 'evm')).toEqual({ status: 'listed', sanctioned: true, ofac_label: 'ETH', sdn_uid: '27307', listed_at: '2023-04-24' });
   });
 });
