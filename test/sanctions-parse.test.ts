@@ -237,6 +237,11 @@ describe('address-first-seen.csv: dates that are only bounds', () => {
     expect(firstSeen.get(firstSeenKey('BSV', '12sjrrhoFEsedNRhtgwvvRqjFTh8fZTDX9'))).toEqual({ sdnUids: ['29703'], listedAt: null });
   });
 
+  it('refuses a row with more fields than the header, naming its line', () => {
+    const [header, first] = readOfac('address-first-seen.csv').split('\n');
+    expect(() => parseFirstSeen(`${header}\n${first},extra\n`)).toThrow('first-seen file line 2: 8 fields, expected 7');
+  });
+
   it('a bound on the same day as the earliest exact date leaves the first sighting unknown', () => {
     const header = readOfac('address-first-seen.csv').split('\n')[0]!.trim();
     const text = `${header}\nETH,0x19F8f2B0915Daa12a3f5C9CF01dF9E24D53794F7,48432,2024-05-01,<=2024-05-01,2024-09-27,yes\n`;
