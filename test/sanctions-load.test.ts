@@ -11,6 +11,7 @@ import { createLogger, silentLogger } from '../pipeline/log.ts';
 import { refreshSanctionsList, type SanctionsSource } from '../pipeline/sanctions/load.ts';
 import { addressListsDir, ofacPath } from './helpers/ofac-data.ts';
 import { tempDataDir } from './helpers/temp.ts';
+import { blockStore } from './helpers/block-store.ts';
 
 const samplePath = new URL('./fixtures/sanctions/sdn_advanced-sample.xml', import.meta.url).pathname;
 const sdn2024 = ofacPath('sdn-2024-05-03.csv');
@@ -206,39 +207,27 @@ describe('refreshSanctionsList from a URL', () => {
 });
 
 describe('refreshSanctionsList counts', () => {
-  let own: Store;
-  beforeAll(async () => {
-    own = await openStore({ dataDir: tempDataDir('sanctions-load-counts') });
-  });
-  afterAll(async () => {
-    await own.close();
-  });
+  const own = blockStore('sanctions-load-counts');
 
   it('address lists without a first-seen file name no entry: 0 entries, 641 addresses', async () => {
-    const result = await refreshSanctionsList({ store: own, log: silentLogger }, { kind: 'address-lists', dir: addressListsDir });
+    const result = await refreshSanctionsList({ store: own(), log: silentLogger }, { kind: 'address-lists', dir: addressListsDir });
     expect(result).toMatchObject({ changed: true, addressCount: 641, entryCount: 0 });
-    expect(await own.read('SELECT address_count, entry_count FROM sanctions_list_loads')).toEqual([{ address_count: 641, entry_count: 0 }]);
-    expect(await own.read("SELECT count(*) AS n FROM sanctioned_addresses WHERE sdn_uid <> ''")).toEqual([{ n: '0' }]);
+    expect(await own().read('SELECT address_count, entry_count FROM sanctions_list_loads')).toEqual([{ address_count: 641, entry_count: 0 }]);
+    expect(await own().read("SELECT count(*) AS n FROM sanctioned_addresses WHERE sdn_uid <> ''")).toEqual([{ n: '0' }]);
   });
 });
 
 describe('refreshSanctionsList going back to an earlier source', () => {
-  let own: Store;
-  beforeAll(async () => {
-    own = await openStore({ dataDir: tempDataDir('sanctions-load-back') });
-  });
-  afterAll(async () => {
-    await own.close();
-  });
+  const own = blockStore('sanctions-load-back');
 
   it('compares with the newest load, so returning to an earlier source replaces the list again', async () => {
-    const run = (source: SanctionsSource) => refreshSanctionsList({ store: own, log: silentLogger }, source);
+    const run = (source: SanctionsSource) => refreshSanctionsList({ store: own(), log: silentLogger }, source);
     expect((await run({ kind: 'sdn-csv', sdnFile: sdn2024 })).changed).toBe(true);
     expect((await run({ kind: 'sdn-advanced-xml', file: samplePath })).changed).toBe(true);
     const back = await run({ kind: 'sdn-csv', sdnFile: sdn2024 });
     expect(back).toMatchObject({ changed: true, sha256: sha256(sdn2024) });
     // 0xa7e5…b008 (entry 29702) is in the 2024 CSV, not in the sample.
-    expect(await own.read("SELECT sdn_uid FROM sanctioned_addresses WHERE address = '0xa7e5d5a720f06526557c513402f2e6b5fa20b008'")).toEqual([{ sdn_uid: '29702' }]);
-    expect(await own.read('SELECT count(*) AS n FROM sanctions_list_loads')).toEqual([{ n: '3' }]);
+    expect(await own().read("SELECT sdn_uid FROM sanctioned_addresses WHERE address = '0xa7e5d5a720f06526557c513402f2e6b5fa20b008'")).toEqual([{ sdn_uid: '29702' }]);
+    expect(await own().read('SELECT count(*) AS n FROM sanctions_list_loads')).toEqual([{ n: '3' }]);
   });
 });

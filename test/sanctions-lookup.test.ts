@@ -8,6 +8,7 @@ import { refreshSanctionsList } from '../pipeline/sanctions/load.ts';
 import { createSanctionsLookup } from '../pipeline/sanctions/lookup.ts';
 import { addressListsDir, ofacPath } from './helpers/ofac-data.ts';
 import { tempDataDir } from './helpers/temp.ts';
+import { blockStore } from './helpers/block-store.ts';
 
 const samplePath = new URL('./fixtures/sanctions/sdn_advanced-sample.xml', import.meta.url).pathname;
 const recheckMs = 5_000;
@@ -117,20 +118,14 @@ describe('createSanctionsLookup', () => {
 });
 
 describe('createSanctionsLookup on the 0xB10C lists with first-seen dates', () => {
-  let own: Store;
+  const own = blockStore('sanctions-lookup-lists');
   let t = Date.now();
   const ownNow = () => t;
-  beforeAll(async () => {
-    own = await openStore({ dataDir: tempDataDir('sanctions-lookup-lists') });
-  });
-  afterAll(async () => {
-    await own.close();
-  });
   const listsSource = { kind: 'address-lists', dir: addressListsDir, firstSeenFile: ofacPath('address-first-seen.csv') } as const;
 
   it('an address under several labels reports its earliest dated listing; undated ones come last', async () => {
-    await refreshSanctionsList({ store: own, log: silentLogger }, listsSource);
-    const lookup = createSanctionsLookup(own, { recheckMs, now: ownNow });
+    await refreshSanctionsList({ store: own(), log: silentLogger }, listsSource);
+    const lookup = createSanctionsLookup(own(), { recheckMs, now: ownNow });
     // Entry 33151 lists this EVM address under ETH (no known first sighting) and USDT (first seen 2023-05-19).
     expect(await lookup.check('0x19aa5fe80d33a56d56c78e82ea5e50e5d80b4dff', 'evm')).toEqual({ status: 'listed', sanctioned: true, ofac_label: 'USDT', sdn_uid: '33151', listed_at: '2023-05-19' });
     // And this Bitcoin address under XBT (2021-09-21) and USDT (2023-05-19): the earlier one.
@@ -138,10 +133,10 @@ describe('createSanctionsLookup on the 0xB10C lists with first-seen dates', () =
   });
 
   it('asks the store again once exactly recheckMs have passed', async () => {
-    const lookup = createSanctionsLookup(own, { recheckMs, now: ownNow });
+    const lookup = createSanctionsLookup(own(), { recheckMs, now: ownNow });
     const sampleOnly = '42RLPACwZPx3vYYmxSueqsogfynBDqXK298EDsNoyoHi'; // in the sample XML, not in the 2024-09-27 lists
     expect(await lookup.check(sampleOnly, 'solana')).toEqual({ status: 'clear' });
-    await refreshSanctionsList({ store: own, log: silentLogger }, { kind: 'sdn-advanced-xml', file: samplePath });
+    await refreshSanctionsList({ store: own(), log: silentLogger }, { kind: 'sdn-advanced-xml', file: samplePath });
     t += recheckMs - 1;
     expect(await lookup.check(sampleOnly, 'solana')).toEqual({ status: 'clear' });
     t += 1;
@@ -149,7 +144,7 @@ describe('createSanctionsLookup on the 0xB10C lists with first-seen dates', () =
   });
 
   it('reports an age of 0, never a negative one, when the clock is behind the load time', async () => {
-    const lookup = createSanctionsLookup(own, { recheckMs, now: ownNow });
+    const lookup = createSanctionsLookup(own(), { recheckMs, now: ownNow });
     const fresh = await lookup.freshness();
     t = Date.parse(fresh!.loadedAt) - 60_000;
     expect(await lookup.freshness()).toEqual({ loadedAt: fresh!.loadedAt, ageSeconds: 0 });
@@ -157,13 +152,7 @@ describe('createSanctionsLookup on the 0xB10C lists with first-seen dates', () =
 });
 
 describe('createSanctionsLookup: which listing a shared address reports', () => {
-  let own: Store;
-  beforeAll(async () => {
-    own = await openStore({ dataDir: tempDataDir('sanctions-lookup-ties') });
-  });
-  afterAll(async () => {
-    await own.close();
-  });
+  const own = blockStore('sanctions-lookup-ties');
 
   it('on the same designation date, the lowest entry id wins before the label', async () => {
     // Variant of the sample: entry 27307 (ETH) also lists 0x4f47…270c, which entry 42498 lists under
@@ -176,8 +165,8 @@ describe('createSanctionsLookup: which listing a shared address reports', () => 
     expect(variant).not.toContain('<Year>2019</Year>');
     const file = path.join(tempDataDir('sanctions-lookup-ties-files'), 'sdn_advanced.xml');
     writeFileSync(file, variant);
-    await refreshSanctionsList({ store: own, log: silentLogger }, { kind: 'sdn-advanced-xml', file });
-    const lookup = createSanctionsLookup(own, { recheckMs });
+    await refreshSanctionsList({ store: own(), log: silentLogger }, { kind: 'sdn-advanced-xml', file });
+    const lookup = createSanctionsLookup(own(), { recheckMs });
     expect(await lookup.check('0x4f47bc496083c727c5fbe3ce9cdf2b0f6496270c', 'evm')).toEqual({ status: 'listed', sanctioned: true, ofac_label: 'ETH', sdn_uid: '27307', listed_at: '2023-04-24' });
   });
 });
