@@ -3,10 +3,9 @@
 import pLimit from 'p-limit';
 import { jobKey, type JobData, type JobName } from './definitions.ts';
 import type { JobDeps } from './handlers.ts';
-import type { RunLog, Trigger } from './run-log.ts';
+import { newRunId, type RunLog, type Trigger } from './run-log.ts';
 import { executeJob, type JobRunner, type StartedRun } from './runner.ts';
 import { listSchedules } from './schedules.ts';
-import { newId } from '../api/secrets.ts';
 
 export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency?: number }): JobRunner {
   const limit = pLimit(deps.concurrency ?? 2);
@@ -19,7 +18,7 @@ export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency
     const key = jobKey(name, data);
     const existing = running.get(key);
     if (existing) return { ...existing, deduplicated: true };
-    const runId = newId('job_');
+    const runId = newRunId();
     const done = limit(() => executeJob(deps, name, data, trigger, runId)).finally(() => running.delete(key));
     // A caller that does not wait must not turn a failed job into an unhandled rejection (the
     // failure is recorded in job_runs).

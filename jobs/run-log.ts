@@ -7,6 +7,9 @@ import type { JobData, JobName } from './definitions.ts';
 
 export type Trigger = 'schedule' | 'manual';
 
+/** The id of a run started in this process (a queued BullMQ run's id is its job id). */
+export const newRunId = (): string => newId('job_');
+
 export interface JobProgress {
   done: number;
   total: number;
@@ -43,7 +46,7 @@ export async function closeInterruptedRuns(store: Store): Promise<number> {
 export function createRunLog(store: Store): RunLog {
   const live = new Map<string, { name: JobName; data: JobData; trigger: Trigger; progress?: JobProgress }>();
   return {
-    async start(name, data, trigger, runId = newId('job_')) {
+    async start(name, data, trigger, runId = newRunId()) {
       live.set(runId, { name, data, trigger });
       await store.write((tx) =>
         tx.run(`INSERT INTO job_runs VALUES ($1, $2, $3, 'running', $4, utc_now(), NULL, NULL, NULL)`, [runId, name, JSON.stringify(data), trigger]),

@@ -7,9 +7,8 @@ import { isJobName, jobInputs, jobNames, type JobName } from '../../jobs/definit
 import type { JobRunner } from '../../jobs/runner.ts';
 import { executeJob } from '../../jobs/runner.ts';
 import type { JobDeps } from '../../jobs/handlers.ts';
-import type { JobProgress, RunLog } from '../../jobs/run-log.ts';
+import { newRunId, type JobProgress, type RunLog } from '../../jobs/run-log.ts';
 import { listSchedules, saveSchedule } from '../../jobs/schedules.ts';
-import { newId } from '../secrets.ts';
 
 export interface JobsContext extends JobDeps {
   runs: RunLog;
@@ -38,7 +37,7 @@ export const jobOperations = {
       if (!ctx.jobs) {
         // No server: the job runs here to the end (whether or not asked to wait), under the id
         // `jobs status` knows it by, as a queued run's answer has.
-        const runId = newId('job_');
+        const runId = newRunId();
         const result = await executeJob({ ...ctx, runs: progressRunLog(ctx) }, args.name, data, 'manual', runId);
         return { run_id: runId, state: 'completed', deduplicated: false, result };
       }
