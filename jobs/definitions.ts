@@ -10,7 +10,8 @@ export const jobInputs = {
   'fetch-metadata': z.object({ chain: z.string().min(1).optional(), limit: z.number().int().positive().optional() }).strict(),
   // full: recompute everything; address: rescore one address now (and what depends on it).
   score: z.object({ full: z.boolean().optional(), address: z.string().min(1).optional() }).strict(),
-  'refresh-sanctions-list': z.object({}).strict(),
+  // allowShrink: load a list that drops more than a tenth of the loaded addresses (pipeline/sanctions/load.ts).
+  'refresh-sanctions-list': z.object({ allowShrink: z.boolean().optional() }).strict(),
   export: z.object({}).strict(),
 } as const;
 

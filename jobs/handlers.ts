@@ -11,7 +11,7 @@ import { runScoring } from '../pipeline/score/run.ts';
 import { parseAddress } from '../pipeline/address.ts';
 import { exportLatestRun } from '../pipeline/export/export-run.ts';
 import { fetchMetadataJob } from '../pipeline/metadata/fetch-metadata-job.ts';
-import { refreshSanctionsList } from '../pipeline/sanctions/load.ts';
+import { ListShrinkError, refreshSanctionsList } from '../pipeline/sanctions/load.ts';
 import { sanctionsSourceFromSetting } from '../pipeline/sanctions/source-setting.ts';
 import { jobInputs, type JobData, type JobName } from './definitions.ts';
 import { readFileSync } from 'node:fs';
@@ -44,7 +44,7 @@ const handlers: Record<JobName, Handler> = {
       }),
     ),
   score: (deps, data) => scoreJob(deps, data as { full?: boolean; address?: string }),
-  'refresh-sanctions-list': (deps) => {
+  'refresh-sanctions-list': async (deps, data) => {
     if (!deps.config.sanctionsListSource) throw new JobInputError('no sanctions list source: set SANCTIONS_LIST_SOURCE');
     let source;
     try {
@@ -52,7 +52,13 @@ const handlers: Record<JobName, Handler> = {
     } catch (err) {
       throw new JobInputError((err as Error).message);
     }
-    return refreshSanctionsList(deps, source);
+    try {
+      return await refreshSanctionsList(deps, source, { allowShrink: data.allowShrink as boolean | undefined });
+    } catch (err) {
+      // Trying again gives the same answer until the source changes or a person confirms it.
+      if (err instanceof ListShrinkError) throw new JobInputError(err.message);
+      throw err;
+    }
   },
   export: (deps) => exportLatestRun(deps.store, deps.config.dataDir),
 };

@@ -2,13 +2,15 @@
 // unchanged input, failures that leave the previous list, and sources fetched over (loopback) HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { openStore, type Store } from '../pipeline/store/store.ts';
 import { createLogger, silentLogger } from '../pipeline/log.ts';
-import { refreshSanctionsList, type SanctionsSource } from '../pipeline/sanctions/load.ts';
+import { ListShrinkError, refreshSanctionsList, type RefreshOptions, type SanctionsSource } from '../pipeline/sanctions/load.ts';
+import { JobInputError, runHandler } from '../jobs/handlers.ts';
+import { loadConfig } from '../pipeline/config.ts';
 import { addressListsDir, ofacPath } from './helpers/ofac-data.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { blockStore } from './helpers/block-store.ts';
@@ -27,8 +29,10 @@ afterAll(async () => {
   await store.close();
 });
 
-const refresh = (source: SanctionsSource, limits?: Parameters<typeof refreshSanctionsList>[2]) =>
-  refreshSanctionsList({ store, log: silentLogger }, source, limits);
+// These tests go from one unrelated list to another, most of them shorter: the refusal of a sharp
+// drop has its own block below.
+const refresh = (source: SanctionsSource, options?: RefreshOptions) =>
+  refreshSanctionsList({ store, log: silentLogger }, source, { allowShrink: true, ...options });
 const table = () => store.read(`SELECT family, address, ofac_label, sdn_uid, strftime(listed_at, '%Y-%m-%d') AS listed_at FROM sanctioned_addresses ORDER BY ALL`);
 const loads = () => store.read('SELECT source, source_sha256, address_count, entry_count FROM sanctions_list_loads ORDER BY loaded_at');
 
@@ -95,7 +99,9 @@ describe('refreshSanctionsList', () => {
           throw new Error('disk full');
         }),
     };
-    await expect(refreshSanctionsList({ store: failingAtCommit, log: silentLogger }, { kind: 'sdn-csv', sdnFile: sdn2024 })).rejects.toThrow('disk full');
+    await expect(
+      refreshSanctionsList({ store: failingAtCommit, log: silentLogger }, { kind: 'sdn-csv', sdnFile: sdn2024 }, { allowShrink: true }),
+    ).rejects.toThrow('disk full');
     expect(await table()).toEqual(before);
     expect(await loads()).toHaveLength(2);
   });
@@ -175,13 +181,13 @@ describe('refreshSanctionsList from a URL', () => {
   });
 
   it('enforces the size limit, declared or streamed', async () => {
-    const limits = { timeoutMs: 5_000, maxBytes: 4_000 };
+    const limits = { limits: { timeoutMs: 5_000, maxBytes: 4_000 } };
     await expect(refresh({ kind: 'sdn-advanced-xml', file: `${base}/sdn_advanced.xml` }, limits)).rejects.toThrow(/larger than 4000 bytes \(Content-Length \d+\)/);
     await expect(refresh({ kind: 'sdn-advanced-xml', file: `${base}/chunked.xml` }, limits)).rejects.toThrow('chunked.xml: larger than 4000 bytes');
   });
 
   it('gives up after the timeout, and on HTTP errors', async () => {
-    await expect(refresh({ kind: 'sdn-advanced-xml', file: `${base}/stalls.xml` }, { timeoutMs: 300, maxBytes: 1e6 })).rejects.toThrow(
+    await expect(refresh({ kind: 'sdn-advanced-xml', file: `${base}/stalls.xml` }, { limits: { timeoutMs: 300, maxBytes: 1e6 } })).rejects.toThrow(
       'stalls.xml: no complete answer within 300 ms',
     );
     await expect(refresh({ kind: 'sdn-csv', sdnFile: `${base}/missing.csv` })).rejects.toThrow('missing.csv: HTTP 404');
@@ -221,7 +227,7 @@ describe('refreshSanctionsList going back to an earlier source', () => {
   const own = blockStore('sanctions-load-back');
 
   it('compares with the newest load, so returning to an earlier source replaces the list again', async () => {
-    const run = (source: SanctionsSource) => refreshSanctionsList({ store: own(), log: silentLogger }, source);
+    const run = (source: SanctionsSource) => refreshSanctionsList({ store: own(), log: silentLogger }, source, { allowShrink: true });
     expect((await run({ kind: 'sdn-csv', sdnFile: sdn2024 })).changed).toBe(true);
     expect((await run({ kind: 'sdn-advanced-xml', file: samplePath })).changed).toBe(true);
     const back = await run({ kind: 'sdn-csv', sdnFile: sdn2024 });
@@ -229,5 +235,51 @@ describe('refreshSanctionsList going back to an earlier source', () => {
     // 0xa7e5…b008 (entry 29702) is in the 2024 CSV, not in the sample.
     expect(await own().read("SELECT sdn_uid FROM sanctioned_addresses WHERE address = '0xa7e5d5a720f06526557c513402f2e6b5fa20b008'")).toEqual([{ sdn_uid: '29702' }]);
     expect(await own().read('SELECT count(*) AS n FROM sanctions_list_loads')).toEqual([{ n: '3' }]);
+  });
+});
+
+describe('refreshSanctionsList refusing a sharp drop', () => {
+  const own = blockStore('sanctions-load-shrink');
+  const run = (source: SanctionsSource, options?: RefreshOptions) => refreshSanctionsList({ store: own(), log: silentLogger }, source, options);
+  const count = async () => (await own().read('SELECT count(DISTINCT address)::INTEGER AS n FROM sanctioned_addresses'))[0]!.n;
+
+  it('keeps the list when sdn.csv is cut at a line boundary, and loads it when told to', async () => {
+    await run({ kind: 'sdn-csv', sdnFile: sdn2024 });
+    expect(await count()).toBe(280);
+    // The first 7,000 lines parse as a shorter list: nothing in the file says it was cut.
+    const cut = path.join(work, 'cut-at-a-line.csv');
+    writeFileSync(cut, readFileSync(sdn2024, 'latin1').split('\r\n').slice(0, 7000).join('\r\n') + '\r\n', 'latin1');
+    const refused = run({ kind: 'sdn-csv', sdnFile: cut });
+    await expect(refused).rejects.toThrow(ListShrinkError);
+    await expect(refused).rejects.toThrow(/cut-at-a-line\.csv: lacks 258 of the 280 loaded addresses \(more than 10%\).*\{"allowShrink": true\}$/);
+    expect(await count()).toBe(280);
+    expect(await own().read('SELECT count(*)::INTEGER AS n FROM sanctions_list_loads')).toEqual([{ n: 1 }]);
+
+    expect(await run({ kind: 'sdn-csv', sdnFile: cut }, { allowShrink: true })).toMatchObject({ changed: true, addressCount: 22 });
+    expect(await count()).toBe(22);
+  });
+
+  it('through the job: a tenth may go, more is refused without allowShrink and not retried', async () => {
+    const dir = path.join(work, 'shrinking-lists');
+    mkdirSync(dir, { recursive: true });
+    const eth = readFileSync(path.join(addressListsDir, 'sanctioned_addresses_ETH.txt'), 'utf8').split('\n').slice(0, 10);
+    const publish = (addresses: string[]) => writeFileSync(path.join(dir, 'sanctioned_addresses_ETH.txt'), addresses.join('\n') + '\n');
+    const deps = { store: own(), config: loadConfig({ DATA_DIR: work, SANCTIONS_LIST_SOURCE: dir }), log: silentLogger };
+    const refresh = (data: unknown) => runHandler(deps, 'refresh-sanctions-list', data);
+
+    publish(eth); // in place of the list the test above left
+    await expect(refresh({ allowShrink: true })).resolves.toMatchObject({ changed: true, addressCount: 10 });
+    publish(eth.slice(1)); // 1 of 10: exactly a tenth
+    await expect(refresh({})).resolves.toMatchObject({ changed: true, addressCount: 9 });
+    publish(eth.slice(2)); // 1 of 9: more than a tenth
+    const refused = refresh({});
+    await expect(refused).rejects.toThrow(JobInputError);
+    await expect(refused).rejects.toThrow('lacks 1 of the 9 loaded addresses');
+    expect(await count()).toBe(9);
+    await expect(refresh({ allowShrink: true })).resolves.toMatchObject({ changed: true, addressCount: 8 });
+    expect(() => refresh({ allowShrink: 'yes' })).toThrow(/^refresh-sanctions-list: allowShrink: /);
+    // Only the addresses dropped count: a list that adds some needs no confirmation.
+    publish([...eth.slice(2), eth[0]!]);
+    await expect(refresh({})).resolves.toMatchObject({ changed: true, addressCount: 9 });
   });
 });

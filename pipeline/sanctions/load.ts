@@ -2,6 +2,12 @@
 // replaces sanctioned_addresses whole and records the load, in one transaction. Everything that
 // can fail (reading, parsing, an empty result) happens before that transaction, and the
 // transaction itself commits all or nothing, so a failed refresh leaves the previous list.
+//
+// A list that drops more than a tenth of the loaded addresses is refused unless the caller
+// confirms it (allowShrink): a file cut short at a line boundary (a text list, or sdn.csv without
+// its trailing Ctrl-Z) parses as a shorter list, and loading it would clear real hits. Real
+// delistings of that size are rare and worth a person's look; until then the previous list,
+// which errs on the side of a hit, stays.
 import { dateValue, timestampValue, type DuckDBValue } from '@duckdb/node-api';
 import type { Store } from '../store/store.ts';
 import { sqlFile } from '../store/sql-files.ts';
@@ -12,6 +18,20 @@ import { readListings, type SanctionsSource } from './read-listings.ts';
 import { defaultSourceLimits, type SourceLimits } from './read-source.ts';
 
 export type { SanctionsSource } from './read-listings.ts';
+
+/** The share of the loaded addresses a refresh may drop without allowShrink. */
+export const maxUnconfirmedDrop = 0.1;
+
+export interface RefreshOptions {
+  limits?: SourceLimits;
+  /** Load the list even when it drops more than maxUnconfirmedDrop of the loaded addresses. */
+  allowShrink?: boolean;
+}
+
+/** A refresh refused because the new list drops too many of the loaded addresses. */
+export class ListShrinkError extends Error {
+  override name = 'ListShrinkError';
+}
 
 export interface RefreshResult {
   changed: boolean;
@@ -33,10 +53,10 @@ interface Row {
 export async function refreshSanctionsList(
   deps: { store: Store; log: Logger },
   source: SanctionsSource,
-  limits: SourceLimits = defaultSourceLimits,
+  options: RefreshOptions = {},
 ): Promise<RefreshResult> {
   const log = deps.log.child('sanctions');
-  const read = await readListings(source, limits);
+  const read = await readListings(source, options.limits ?? defaultSourceLimits);
   if (read.warnings.length > 0) log.warn('sanctions source has defects', { source: read.description, warnings: read.warnings });
 
   const rows = toRows(read.listed);
@@ -54,6 +74,10 @@ export async function refreshSanctionsList(
   const changed = await deps.store.write(async (tx) => {
     const [last] = await tx.all(sqlFile('sanctions/latest_load'));
     if (last?.source_sha256 === read.sha256) return false;
+    if (!options.allowShrink) {
+      const loaded = (await tx.all(sqlFile('sanctions/loaded_addresses'))) as { family: string; address: string }[];
+      refuseSharpDrop(read.description, loaded, rows);
+    }
     await tx.run('DELETE FROM sanctioned_addresses');
     await tx.append('sanctioned_addresses', rows.map(toValues));
     await tx.append('sanctions_list_loads', [
@@ -65,6 +89,17 @@ export async function refreshSanctionsList(
   const summary = { source: read.description, sha256: read.sha256, ...counts, rowsByFamily: rowsByFamily(rows) };
   log.info(changed ? 'sanctions list replaced' : 'sanctions list unchanged', summary);
   return { changed, ...counts, sha256: read.sha256 };
+}
+
+function refuseSharpDrop(description: string, loaded: { family: string; address: string }[], rows: Row[]): void {
+  const kept = new Set(rows.map((r) => `${r.family}\u0000${r.address}`));
+  const dropped = loaded.filter((r) => !kept.has(`${r.family}\u0000${r.address}`)).length;
+  if (dropped <= loaded.length * maxUnconfirmedDrop) return;
+  throw new ListShrinkError(
+    `${description}: lacks ${dropped} of the ${loaded.length} loaded addresses (more than ${maxUnconfirmedDrop * 100}%); ` +
+      'a download cut short reads as a shorter list, so the previous list stays. If OFAC did delist them, ' +
+      'refresh with {"allowShrink": true}',
+  );
 }
 
 // One row per (family, address, label, entry); the same listing twice (e.g. an EVM address in two
