@@ -81,6 +81,29 @@ describe('reputation import → score → lookup', () => {
     expect(body.subject.chains).toEqual(['base', 'polygon']);
   });
 
+  it('an agent token id above 2^53 is served as the exact whole number', async () => {
+    // uint256 ids: JSON.parse rounds 2^64 + 1 to 2^64. The owner is the payer of transfers.csv.
+    const owner = '0x55fb6e92683190f4cade79f1b676ed77b599fbed';
+    const file = path.join(dataDir, 'big-id-agents.csv');
+    writeFileSync(file, [
+      'chain,registry,agent_id,owner',
+      `base,0x8004A169FB4a3325136EB29fA0ceB6D2e539a432,18446744073709551617,${owner}`,
+      `base,0x8004A169FB4a3325136EB29fA0ceB6D2e539a432,9007199254740993,${owner}`,
+      `base,0x8004A169FB4a3325136EB29fA0ceB6D2e539a432,12,${owner}`,
+    ].join('\n'));
+    expect((await runCli(['import', file, '--kind', 'agents'], cliEnv(dataDir))).code).toBe(0);
+    await (await server.jobs.run('score', {})).done;
+    const res = await fetch(`${server.url}/v1/reputation/${owner}`, { headers: { 'X-API-Key': key } });
+    expect(res.status).toBe(200);
+    const ids = async (res: Response) => [...(await res.text()).matchAll(/"token_id":(\d+)/g)].map((m) => m[1]);
+    expect(await ids(res)).toEqual(['12', '9007199254740993', '18446744073709551617']);
+    const batch = await fetch(`${server.url}/v1/reputation:batch`, {
+      method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify({ addresses: [owner] }),
+    });
+    expect(batch.status).toBe(200);
+    expect(await ids(batch)).toEqual(['12', '9007199254740993', '18446744073709551617']);
+  });
+
   it('a refused import exits 1, lists the bad lines, and writes nothing', async () => {
     const before = await server.store.read('SELECT count(*)::INTEGER AS n FROM imported_transfers');
     const refused = await runCli(['import', fixture('transfers-bad.csv'), '--kind', 'transfers'], cliEnv(dataDir));

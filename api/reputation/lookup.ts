@@ -8,7 +8,7 @@ import { readRows, type Row } from '../../pipeline/store/rows.ts';
 import { modelVersion } from '../../pipeline/score/run.ts';
 import { ApiError } from '../errors.ts';
 import { publishNewestRun } from '../../pipeline/score/newest-run.ts';
-import { knownUnscoredRecord, scoreStatus, servedRecord, type NewestRun, type ServeOptions, type StoredRecord } from './record.ts';
+import { knownUnscoredRecord, recordJson, scoreStatus, servedRecord, type NewestRun, type ServeOptions, type StoredRecord } from './record.ts';
 import { RecordCache, type CachedRecord } from './cache.ts';
 
 export type Lookup =
@@ -67,13 +67,13 @@ export async function serveAddress(
   }
   // Indexed but not scored yet: whatever the chain, the record with no chains (its activity there
   // is not known yet).
-  if (found.kind === 'known_unscored') return { kind: 'known_unscored', json: Buffer.from(JSON.stringify(knownUnscoredRecord(address, modelVersion, options.full))) };
+  if (found.kind === 'known_unscored') return { kind: 'known_unscored', json: recordJson(knownUnscoredRecord(address, modelVersion, options.full)) };
   // What this reader saw is committed: the cache may learn the run from it (no run yet in this process).
   publishNewestRun(store, found.run.runId);
   const record = servedRecord(found.stored, found.run, options);
   const entry: CachedRecord = {
     run: found.run,
-    json: Buffer.from(JSON.stringify(record)),
+    json: recordJson(record),
     score: { value: record.score.value, grade: record.score.grade },
     viewFacts: found.stored.view_facts,
   };

@@ -3,6 +3,7 @@
 // scored_at and updated_at (the newest run: an address whose inputs did not change was confirmed
 // by it), status (`scored` within STALE_AFTER_SECONDS of that run, by default 24 h as in spec 3.3,
 // then `stale`), and the optional blocks a record without agents or feedback leaves out.
+import { isInteger, isSafeNumber, parse, stringify } from 'lossless-json';
 import { defaultStaleAfterSeconds } from '../../pipeline/config.ts';
 
 export const dataSemantics = 'candidate_payment_activity_with_verified_subset';
@@ -35,8 +36,13 @@ export interface ServeOptions {
   staleAfterSeconds?: number;
 }
 
+// ERC-8004 token ids are uint256: the stored record writes them as whole JSON numbers, which
+// JSON.parse would round above 2^53. Such integers come back as bigint, and recordJson writes
+// them exactly; every other number is a number, as JSON.parse gives it.
+const exactNumber = (text: string) => (isInteger(text) && !isSafeNumber(text) ? BigInt(text) : Number(text));
+
 export function servedRecord(stored: StoredRecord, run: NewestRun, options: ServeOptions): Json {
-  const record = JSON.parse(options.full ? stored.record_paid : stored.record_free) as Json;
+  const record = parse(options.full ? stored.record_paid : stored.record_free, null, exactNumber) as Json;
   const status = scoreStatus(run.scoredAt, options.now, options.staleAfterSeconds);
   const stamp = (score: Json) => Object.assign(score, { scored_at: run.scoredAt, status });
   stamp(record.score);
@@ -53,6 +59,11 @@ export function servedRecord(stored: StoredRecord, run: NewestRun, options: Serv
     if (record.subject) record.subject.chains = (record.subject.chains as string[]).filter((c) => c === chain);
   }
   return record;
+}
+
+/** A record as the API sends it: UTF-8 JSON, integers of any size written exactly. */
+export function recordJson(record: Json): Buffer {
+  return Buffer.from(stringify(record)!);
 }
 
 /** An address known to the index (asked about, or an agent's owner) that no run has scored yet. */

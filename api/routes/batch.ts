@@ -55,7 +55,7 @@ export function batchRoutes(router: Router<AuthState>, deps: { store: Store; now
           }
           try {
             const served = await serveAddress(deps.store, valid.address, { full, now, chain, staleAfterSeconds: deps.staleAfterSeconds }, deps.records);
-            return { address: valid.address, status: 200, record: JSON.parse(served.json.toString()) as unknown };
+            return { address: valid.address, status: 200, record: served.json };
           } catch (err) {
             if (!(err instanceof ApiError)) throw err;
             return { address: valid.address, status: err.status, error: err.body().error };
@@ -63,6 +63,12 @@ export function batchRoutes(router: Router<AuthState>, deps: { store: Store; now
         }),
       ),
     );
-    ctx.body = { count: results.length, results };
+    // Each record's JSON goes in as it was built (and cached), not parsed again: parsing would
+    // cost time and round token ids above 2^53 (api/reputation/record.ts).
+    const items = results.map(({ record, ...rest }) =>
+      record === undefined ? JSON.stringify(rest) : `${JSON.stringify(rest).slice(0, -1)},"record":${record.toString()}}`,
+    );
+    ctx.type = 'json';
+    ctx.body = `{"count":${results.length},"results":[${items.join(',')}]}`;
   });
 }
