@@ -29,6 +29,7 @@ describe('familyOfListed', () => {
     // Chains of their own: the label decides, even for Bitcoin-style legacy addresses.
     ['BCH', '18M8bJWMzWHDBMxoLqjHHAffdRy4SrzkfB', 'bitcoin-cash', '18M8bJWMzWHDBMxoLqjHHAffdRy4SrzkfB'],
     ['BCH', 'qpf2cphc5dkuclkqur7lhj2yuqq9pk3hmukle77vhq', 'bitcoin-cash', 'qpf2cphc5dkuclkqur7lhj2yuqq9pk3hmukle77vhq'],
+    ['BCH', 'BITCOINCASH:QPF2CPHC5DKUCLKQUR7LHJ2YUQQ9PK3HMUKLE77VHQ', 'bitcoin-cash', 'qpf2cphc5dkuclkqur7lhj2yuqq9pk3hmukle77vhq'],
     ['BSV', '12sjrrhoFEsedNRhtgwvvRqjFTh8fZTDX9', 'bitcoin-sv', '12sjrrhoFEsedNRhtgwvvRqjFTh8fZTDX9'],
     ['BTG', 'GPwg61XoHqQPNmAucFACuQ5H9sGCDv9TpS', 'bitcoin-gold', 'GPwg61XoHqQPNmAucFACuQ5H9sGCDv9TpS'],
     ['LTC', 'M8yFL6SFC6TreATegTyuSYkDfDRbisdpT3', 'litecoin', 'M8yFL6SFC6TreATegTyuSYkDfDRbisdpT3'],
@@ -59,6 +60,16 @@ describe('familyOfListed', () => {
   it('normalises a queried address the way listed ones are', () => {
     expect(normaliseAddress(' 0x098B716B8Aaf21512996dC57EB0615e2383E2f96 ')).toBe('0x098b716b8aaf21512996dc57eb0615e2383e2f96');
     expect(normaliseAddress('42RLPACwZPx3vYYmxSueqsogfynBDqXK298EDsNoyoHi')).toBe('42RLPACwZPx3vYYmxSueqsogfynBDqXK298EDsNoyoHi');
+    // CashAddr (a real one of the BCH list) in either case, with or without its prefix; never mixed case.
+    const cashAddr = 'qpf2cphc5dkuclkqur7lhj2yuqq9pk3hmukle77vhq';
+    for (const form of [cashAddr, cashAddr.toUpperCase(), `bitcoincash:${cashAddr}`, `BITCOINCASH:${cashAddr.toUpperCase()}`]) {
+      expect(normaliseAddress(form), form).toBe(cashAddr);
+    }
+    expect(normaliseAddress(`bitcoincash:${cashAddr.toUpperCase()}`)).toBe(`bitcoincash:${cashAddr.toUpperCase()}`);
+    // Litecoin's bech32 (BIP-173 test vector form) is case-insensitive too.
+    expect(normaliseAddress('LTC1QG42TKWUZD0YFPHZHNFH5NAKSVE4GWSWEN8DRVA')).toBe('ltc1qg42tkwuzd0yfphzhnfh5naksve4gwswen8drva');
+    // A Bitcoin legacy address keeps its case.
+    expect(normaliseAddress('18M8bJWMzWHDBMxoLqjHHAffdRy4SrzkfB')).toBe('18M8bJWMzWHDBMxoLqjHHAffdRy4SrzkfB');
   });
 
   it('places every address of the 2024-09-27 lists in a known family', () => {

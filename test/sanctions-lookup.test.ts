@@ -133,6 +133,14 @@ describe('createSanctionsLookup on the 0xB10C lists with first-seen dates', () =
     expect(await lookup.check('1KUUJPkyDhamZXgpsyXqNGc3x1QPXtdhgz', 'bitcoin')).toEqual({ status: 'listed', sanctioned: true, ofac_label: 'XBT', sdn_uid: '33151', listed_at: '2021-09-21' });
   });
 
+  it('finds a listed CashAddr in upper case and with its bitcoincash: prefix', async () => {
+    const lookup = createSanctionsLookup(own(), { recheckMs, now: ownNow });
+    const listed = await lookup.check('qpf2cphc5dkuclkqur7lhj2yuqq9pk3hmukle77vhq', 'bitcoin-cash');
+    expect(listed).toMatchObject({ status: 'listed', ofac_label: 'BCH' });
+    expect(await lookup.check('BITCOINCASH:QPF2CPHC5DKUCLKQUR7LHJ2YUQQ9PK3HMUKLE77VHQ', 'bitcoin-cash')).toEqual(listed);
+    expect(await lookup.check('bitcoincash:qpf2cphc5dkuclkqur7lhj2yuqq9pk3hmukle77vhq', 'bitcoin-cash')).toEqual(listed);
+  });
+
   it('asks the store again once exactly recheckMs have passed', async () => {
     const lookup = createSanctionsLookup(own(), { recheckMs, now: ownNow });
     const sampleOnly = '42RLPACwZPx3vYYmxSueqsogfynBDqXK298EDsNoyoHi'; // in the sample XML, not in the 2024-09-27 lists

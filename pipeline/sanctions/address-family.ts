@@ -53,6 +53,11 @@ const evmForm = /^0x[0-9a-fA-F]{40}$/;
 const base58Form = /^[1-9A-HJ-NP-Za-km-z]+$/;
 // BIP-173: bech32 is case-insensitive but never mixed-case.
 const bech32BitcoinForm = /^(bc1[02-9ac-hj-np-z]{8,87}|BC1[02-9AC-HJ-NP-Z]{8,87})$/;
+// Other forms on the same alphabet and rule, told apart by the label (LTC, BCH): Litecoin's bech32,
+// and Bitcoin Cash's CashAddr, listed without its `bitcoincash:` prefix (the BCH list has six),
+// which a wallet may show with it.
+const bech32LitecoinForm = /^(ltc1[02-9ac-hj-np-z]{8,86}|LTC1[02-9AC-HJ-NP-Z]{8,86})$/;
+const cashAddrForm = /^(?:bitcoincash:)?([qpzr][02-9ac-hj-np-z]{41,111})$|^(?:BITCOINCASH:)?([QPZR][02-9AC-HJ-NP-Z]{41,111})$/;
 
 const tronVersion = 0x41;
 const bitcoinP2pkhVersion = 0x00;
@@ -68,10 +73,15 @@ export function familyOfListed(label: string, published: string): FamilyAddress 
   return { family: familyOf(label, address), address };
 }
 
-/** The form lookups compare: EVM and bech32 lowercased (both case-insensitive), others verbatim. */
+/**
+ * The form lookups compare: EVM, bech32 and CashAddr (case-insensitive) lowercased, CashAddr
+ * without its prefix; others (base58 and the rest, case-sensitive) verbatim.
+ */
 export function normaliseAddress(raw: string): string {
   const address = raw.trim();
-  return evmForm.test(address) || bech32BitcoinForm.test(address) ? address.toLowerCase() : address;
+  if (evmForm.test(address) || bech32BitcoinForm.test(address) || bech32LitecoinForm.test(address)) return address.toLowerCase();
+  const cashAddr = cashAddrForm.exec(address);
+  return cashAddr ? (cashAddr[1] ?? cashAddr[2]!).toLowerCase() : address;
 }
 
 function familyOf(label: string, address: string): SanctionsFamily {

@@ -201,7 +201,7 @@ CREATE TABLE imported_feedback (
 -- OFAC SDN digital-currency addresses, replaced whole by each refresh-sanctions-list run.
 CREATE TABLE sanctioned_addresses (
   family      VARCHAR NOT NULL,   -- evm | solana | bitcoin | tron | ... (address form)
-  address     VARCHAR NOT NULL,   -- as lookups compare it: EVM and bech32 lowercased, others verbatim (pipeline/sanctions/address-family.ts)
+  address     VARCHAR NOT NULL,   -- as lookups compare it: EVM, bech32 and CashAddr lowercased, others verbatim (pipeline/sanctions/address-family.ts)
   ofac_label  VARCHAR NOT NULL,   -- currency label of the listing: ETH, XBT, USDT, SOL, ...
   sdn_uid     VARCHAR NOT NULL,   -- SDN entry id (ent_num)
   listed_at   DATE                -- designation date when the source gives one
