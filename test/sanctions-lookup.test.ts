@@ -177,5 +177,11 @@ describe('createSanctionsLookup: which listing a shared address reports', () => 
     await refreshSanctionsList({ store: own(), log: silentLogger }, { kind: 'sdn-advanced-xml', file }, { allowShrink: true });
     const lookup = createSanctionsLookup(own(), { recheckMs });
     expect(await lookup.check('0x4f47bc496083c727c5fbe3ce9cdf2b0f6496270c', 'evm')).toEqual({ status: 'listed', sanctioned: true, ofac_label: 'ETH', sdn_uid: '27307', listed_at: '2023-04-24' });
+
+    // Entry ids compare as numbers: as entry 127307, the same entry loses to 42498 (as text it would win).
+    writeFileSync(file, variant.replaceAll('27307', '127307'));
+    await refreshSanctionsList({ store: own(), log: silentLogger }, { kind: 'sdn-advanced-xml', file });
+    const renumbered = createSanctionsLookup(own(), { recheckMs });
+    expect(await renumbered.check('0x4f47bc496083c727c5fbe3ce9cdf2b0f6496270c', 'evm')).toEqual({ status: 'listed', sanctioned: true, ofac_label: 'ARB', sdn_uid: '42498', listed_at: '2023-04-24' });
   });
 });
