@@ -63,7 +63,7 @@ export async function refreshSanctionsList(
   // An empty list would clear every hit: it is a broken source, never a real publication.
   if (rows.length === 0) throw new Error(`${read.description}: no digital currency addresses found; keeping the previous list`);
   const counts = {
-    addressCount: new Set(rows.map((r) => `${r.family}\u0000${r.address}`)).size,
+    addressCount: new Set(rows.map(addressKey)).size,
     entryCount: new Set(rows.map((r) => r.sdnUid).filter((uid) => uid !== '')).size,
   };
   const unknown = rows.filter((r) => r.family === 'unknown');
@@ -76,7 +76,7 @@ export async function refreshSanctionsList(
     if (last?.source_sha256 === read.sha256) return false;
     if (!options.allowShrink) {
       const loaded = (await tx.all(sqlFile('sanctions/loaded_addresses'))) as { family: string; address: string }[];
-      refuseSharpDrop(read.description, loaded, rows);
+      refuseSharpDrop(read.description, loaded, new Set(rows.map(addressKey)));
     }
     await tx.run('DELETE FROM sanctioned_addresses');
     await tx.append('sanctioned_addresses', rows.map(toValues));
@@ -91,9 +91,12 @@ export async function refreshSanctionsList(
   return { changed, ...counts, sha256: read.sha256 };
 }
 
-function refuseSharpDrop(description: string, loaded: { family: string; address: string }[], rows: Row[]): void {
-  const kept = new Set(rows.map((r) => `${r.family}\u0000${r.address}`));
-  const dropped = loaded.filter((r) => !kept.has(`${r.family}\u0000${r.address}`)).length;
+function addressKey(r: { family: string; address: string }): string {
+  return `${r.family}\u0000${r.address}`;
+}
+
+function refuseSharpDrop(description: string, loaded: { family: string; address: string }[], kept: Set<string>): void {
+  const dropped = loaded.filter((r) => !kept.has(addressKey(r))).length;
   if (dropped <= loaded.length * maxUnconfirmedDrop) return;
   throw new ListShrinkError(
     `${description}: lacks ${dropped} of the ${loaded.length} loaded addresses (more than ${maxUnconfirmedDrop * 100}%); ` +
