@@ -12,6 +12,8 @@ import { cycleAt } from '../api/usage/cycle.ts';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { applyMigrations, listMigrations } from '../pipeline/store/migrations.ts';
 import { cliEnv, runCli } from './helpers/cli.ts';
+import { runOperationIn } from '../api/admin/operations.ts';
+import { OperationInputError } from '../api/admin/operation-input-error.ts';
 import { tempDataDir } from './helpers/temp.ts';
 
 const unknown = '0x1111111111111111111111111111111111111111';
@@ -128,6 +130,18 @@ describe('enterprise custom limits', () => {
     }
   });
 
+  // The admin operation (behind the CLI and the admin endpoint) holds values to the README's bounds, edges included.
+  it('the operation accepts each bound and refuses one past it, or a fraction', async () => {
+    const { id } = await createAccount(server.store, { plan: 'enterprise' }, server.keys);
+    const op = (change: object) => runOperationIn({ store: server.store, config, log: silentLogger, runs: server.runs, keys: server.keys }, 'accounts.limits', { accountId: id, ...change });
+    for (const edges of [{ ratePerMinute: 1_000_000, ratePerSecond: 100_000, includedCalls: 0, cacheTtlSeconds: 86_400 }, { ratePerMinute: 1, ratePerSecond: 1, cacheTtlSeconds: 0 }]) {
+      expect(((await op(edges)) as { overrides: object }).overrides).toMatchObject(edges);
+    }
+    for (const bad of [{ ratePerMinute: 1_000_001 }, { ratePerSecond: 100_001 }, { includedCalls: -1 }, { cacheTtlSeconds: 86_401 }, { cacheTtlSeconds: 1.5 }]) {
+      await expect(op(bad), JSON.stringify(bad)).rejects.toThrow(OperationInputError);
+    }
+  });
+
   /**
    * A new enterprise account with its own included calls, and the clock two minutes into its first
    * cycle, whatever the clock earlier tests left (a cycle taken from that clock could end within the
@@ -166,6 +180,20 @@ describe('enterprise custom limits', () => {
     const report = JSON.parse((await runCli(['usage', '--account', id, '--json'], env)).stdout.trim().split('\n').at(-1)!);
     expect(report.past).toEqual([
       { cycle_start: first.start.toISOString(), cycle_end: first.end.toISOString(), status: 'closed', plan: 'enterprise', calls: 3, included: 5, overage_calls: 0, overage_usd: null },
+    ]);
+  });
+
+  it('a closed cycle whose included calls went back to the plan before its last counts is billed as unlimited', async () => {
+    const { id, api_key, first } = await enterpriseInFirstCycle(2);
+    for (const used of ['1', '2', '3']) expect((await lookup(api_key)).used).toBe(used);
+    // `reputation usage` flushes: these three calls are stored under the quota of 2.
+    expect((await runCli(['usage', '--account', id, '--json'], env)).code).toBe(0);
+    expect((await limits(['--account', id, '--quota', 'default'])).code).toBe(0);
+    expect(await lookup(api_key)).toMatchObject({ status: 404, quota: null });
+    now = new Date(first.end.getTime() + 5_000);
+    const report = JSON.parse((await runCli(['usage', '--account', id, '--json'], env)).stdout.trim().split('\n').at(-1)!);
+    expect(report.past).toEqual([
+      { cycle_start: first.start.toISOString(), cycle_end: first.end.toISOString(), status: 'closed', plan: 'enterprise', calls: 4, included: null, overage_calls: 0, overage_usd: null },
     ]);
   });
 
