@@ -17,7 +17,7 @@ import { entitled } from '../api/middleware/entitlement.ts';
 import { errorMiddleware } from '../api/middleware/errors.ts';
 import type { AuthState } from '../api/middleware/api-key.ts';
 import { addMonthsClamped, cycleAt } from '../api/usage/cycle.ts';
-import { cycleUsage } from '../api/usage/report.ts';
+import { cycleUsage, usageReport } from '../api/usage/report.ts';
 import { runOperationIn } from '../api/admin/operations.ts';
 import { cliEnv, repoRoot, runCli } from './helpers/cli.ts';
 import { tempDataDir } from './helpers/temp.ts';
@@ -220,6 +220,7 @@ describe('plans, limits and usage over HTTP', () => {
     expect(over.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(over.headers.get('x-ratelimit-reset')).toBe(String(minute / 1_000 + 60));
     expect(over.headers.get('retry-after')).toBe('15');
+    expect(over.body.error.message).toContain('rate limit of the starter plan (300 per minute) reached');
     now = new Date(minute + 60_000);
     const next = await lookup(api_key);
     expect(next.status).toBe(200);
@@ -261,6 +262,41 @@ describe('plans, limits and usage over HTTP', () => {
     expect(renewed.headers.get('x-quota-used')).toBe('1');
     expect(renewed.headers.get('x-quota-reset')).toBe(addMonthsClamped(await createdAt(id), 2).toISOString());
     now = new Date(Date.now() + 120_000);
+  });
+
+  // The instant a cycle ends is the next cycle's: the quota starts afresh there, and the ended cycle is closed.
+  it('a call at the exact end of a billing cycle counts in the next one, and the ended cycle is closed', async () => {
+    const { id, api_key } = await account('growth');
+    const cycle = cycleAt(await createdAt(id), now);
+    now = new Date(cycle.end.getTime() - 1_000);
+    expect((await lookup(api_key)).headers.get('x-quota-used')).toBe('1');
+    now = cycle.end;
+    const renewed = await lookup(api_key);
+    expect([renewed.headers.get('x-quota-used'), renewed.headers.get('x-quota-reset')]).toEqual(['1', addMonthsClamped(await createdAt(id), 2).toISOString()]);
+    const shown = JSON.parse((await runCli(['usage', '--account', id, '--json'], cliEnv(dataDir))).stdout.trim().split('\n').at(-1)!);
+    expect(shown.past).toMatchObject([{ cycle_end: cycle.end.toISOString(), status: 'closed', calls: 1 }]);
+    now = new Date(Date.now() + 180_000);
+  });
+
+  // usage_counts holds one row per flush: loading a cycle sums them all, and only this account's.
+  it("the quota continues from the sum of the cycle's stored rows, of this account only", async () => {
+    const { id, api_key } = await account('growth');
+    const cycle = cycleAt(await createdAt(id), now);
+    await seedUsage(id, 'growth', cycle.start, cycle.end, 2);
+    await seedUsage(id, 'growth', cycle.start, cycle.end, 3);
+    await seedUsage('acc_someone_else', 'growth', cycle.start, cycle.end, 1_000);
+    tick();
+    expect((await lookup(api_key)).headers.get('x-quota-used')).toBe('6');
+  });
+
+  // A plan changed by hand within a cycle: the cycle is billed at the plan of its latest counts.
+  it('a past cycle is billed at the plan its calls were last counted under', async () => {
+    const { id } = await account('starter');
+    const cycle = cycleAt(await createdAt(id), now);
+    await seedUsage(id, 'growth', cycle.start, cycle.end, 400_000);
+    await seedUsage(id, 'starter', cycle.start, cycle.end, 200_000);
+    const report = await usageReport(server.store, id, cycle.end);
+    expect(report.past).toMatchObject([{ plan: 'starter', calls: 600_000, included: 100_000, overage_calls: 500_000, overage_usd: 250 }]);
   });
 
   it('paid plans keep serving past the included calls: overage', async () => {
@@ -408,6 +444,8 @@ describe('billing cycles and overage arithmetic', () => {
     expect(cycleUsage('starter', s, e, 100_007, at)).toMatchObject({ overage_calls: 7, overage_usd: 0.0035, status: 'closed' });
     expect(cycleUsage('growth', s, e, 1_500_000, at)).toMatchObject({ overage_calls: 1_000_000, overage_usd: 400 });
     expect(cycleUsage('scale', s, e, 5_000_003, at)).toMatchObject({ overage_calls: 3, overage_usd: 0.0009 });
+    // 11 × 0.0003 in floating point is 0.0032999999999999995: counted in $0.0001 units it is exact.
+    expect(cycleUsage('scale', s, e, 5_000_011, at)).toMatchObject({ overage_calls: 11, overage_usd: 0.0033 });
     expect(cycleUsage('free', s, e, 5_000, at)).toMatchObject({ overage_calls: 0, overage_usd: 0 });
     expect(cycleUsage('enterprise', s, e, 9_999_999, at)).toMatchObject({ included: null, overage_calls: 0, overage_usd: null });
   });
