@@ -88,10 +88,25 @@ describe('per-IP rate limits of the routes without a key', () => {
     expect(await proxied.get('/api/v1/x402/stats', { 'X-Forwarded-For': '198.51.100.7, 203.0.113.1' })).toMatchObject({ status: 429 });
   });
 
+  // Both windows spent at once: the minute's figures and Retry-After, since retrying in a second would be refused again.
+  it('when both windows are spent, answers with the per-minute window', async () => {
+    const { get } = await start('ip-limits-both', {});
+    second();
+    const minuteReset = Math.floor(now.getTime() / 60_000) * 60 + 60;
+    for (let i = 0; i < 2; i++) expect((await get('/openapi.json')).status).toBe(200);
+    second();
+    for (let i = 0; i < 2; i++) expect((await get('/openapi.json')).status).toBe(200);
+    const refused = await get('/openapi.json');
+    expect(refused).toMatchObject({ status: 429, code: 'rate_limited', limit: '4', remaining: '0', reset: String(minuteReset) });
+    expect(Number(refused.retryAfter)).toBe(minuteReset - now.getTime() / 1_000);
+  });
+
   it('keys one IPv6 host by its /64 and an IPv4-mapped address as IPv4', () => {
     expect(clientKey('2001:db8:1:2::1')).toBe(clientKey('2001:db8:1:2:ffff::9'));
     expect(clientKey('2001:db8:1:2::1')).not.toBe(clientKey('2001:db8:1:3::1'));
     expect(clientKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    // A forwarded value that is no address is counted under that value, not with every other such value.
+    expect(clientKey('unknown')).not.toBe(clientKey('garbage'));
   });
 
   it('IP_RATE_PER_MINUTE and IP_RATE_PER_SECOND default to 60 and 5 and are validated', async () => {
