@@ -201,6 +201,10 @@ describe('IP allowlists and signed responses over HTTP', () => {
     expect(verifySignature(reply.bytes, reply.headers, { ...publicKey.keys[0], kid: 'someone-else' })).toEqual({ valid: false, reason: 'unknown_key' });
     const { kid: _kid, ...withoutKid } = publicKey.keys[0];
     expect(verifySignature(reply.bytes, reply.headers, withoutKid).valid).toBe(true);
+    // Without X-Signature-Key-Id, a JWK set is tried with its key.
+    const noKeyId = new Headers(reply.headers);
+    noKeyId.delete('x-signature-key-id');
+    expect(verifySignature(reply.bytes, noKeyId, publicKey)).toEqual({ valid: true, keyId: null, timestamp });
 
     const canonical = { 'X-Signature': reply.headers.get('x-signature')!, 'X-Signature-Timestamp': String(timestamp), 'X-Signature-Key-Id': reply.headers.get('x-signature-key-id')! };
     expect(verifySignature(reply.bytes, canonical, publicKey)).toMatchObject({ valid: true, keyId: publicKey.key_id, timestamp });
