@@ -1,7 +1,8 @@
 // The RPC wrapper's reading of provider errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRpc, RangeTooLargeError, RpcFailedError, suggestedRange } from '../pipeline/chain/rpc.ts';
+import { BlockNotFoundError, createRpc, RangeTooLargeError, RpcFailedError, suggestedRange } from '../pipeline/chain/rpc.ts';
 import { startDevnet, type Devnet } from '../devnet/index.ts';
+import { devnetClients } from '../devnet/clients.ts';
 import { startFaultyRpcProxy, type FaultyRpcProxy, type FaultyRpcProxyOptions } from '../devnet/faulty-rpc-proxy.ts';
 import { tokenEvents } from '../pipeline/ingest/sources.ts';
 import { sendJson, startLoopbackServer, type LoopbackServer } from './helpers/loopback-server.ts';
@@ -32,7 +33,19 @@ describe('createRpc retry policy', () => {
   let limited: LoopbackServer;
   let limitedHits = 0;
   let limitedBody: 'text' | 'json-rpc error' = 'text';
+  // Answers every call with the JSON-RPC error in `fatalError` (HTTP 200).
+  let fatal: LoopbackServer;
+  let fatalHits = 0;
+  let fatalError = { code: 0, message: '' };
   beforeAll(async () => {
+    fatal = await startLoopbackServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number } | { id: number }[];
+      fatalHits++;
+      const answer = (call: { id: number }) => ({ jsonrpc: '2.0', id: call.id, error: fatalError });
+      sendJson(res, Array.isArray(body) ? body.map(answer) : answer(body));
+    });
     wordy = await startLoopbackServer(async (req, res) => {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -107,5 +120,31 @@ describe('createRpc retry policy', () => {
     await expect(rpc.getBlockNumber()).rejects.toThrow(/failed after 1 attempt:/);
     expect(rpc.stats).toEqual({ requests: 1, retries: 0 });
     expect(notFoundHits).toBe(1);
+  });
+
+  it.each([
+    ['method not found', { code: -32601, message: 'the method eth_blockNumber does not exist/is not available' }],
+    ['execution reverted', { code: -32000, message: 'execution reverted' }],
+  ])('does not retry a JSON-RPC error no retry can fix (%s): one attempt', async (_name, error) => {
+    fatalError = error;
+    fatalHits = 0;
+    const rpc = createRpc({ url: fatal.origin, baseDelayMs: 1 });
+    await expect(rpc.getBlockNumber()).rejects.toThrow(/failed after 1 attempt:/);
+    expect(rpc.stats).toEqual({ requests: 1, retries: 0 });
+    expect(fatalHits).toBe(1);
+  });
+
+  it('reports a block the node does not have as BlockNotFoundError, without retrying', async () => {
+    const rpc = createRpc({ url: devnet.rpcUrl, baseDelayMs: 1 });
+    const head = await rpc.getBlockNumber();
+    await expect(rpc.getBlock(head + 100n)).rejects.toBeInstanceOf(BlockNotFoundError);
+    expect(rpc.stats).toEqual({ requests: 2, retries: 0 });
+  });
+
+  it('reads a new head at once: one client asked again after a block is mined sees it', async () => {
+    const rpc = createRpc({ url: devnet.rpcUrl });
+    const before = await rpc.getBlockNumber();
+    await devnetClients(devnet).testClient.mine({ blocks: 1 });
+    expect(await rpc.getBlockNumber()).toBe(before + 1n);
   });
 });
