@@ -3,6 +3,7 @@
 // feedback with revocations, responses, transfers. Then the same through a JSON-RPC proxy that
 // injects provider faults: the store must come out identical.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getAddress } from 'viem';
 import { startDevnet, type Devnet } from '../devnet/index.ts';
 import { simulate } from '../devnet/simulate.ts';
 import type { SimulationTruth } from '../devnet/simulate-truth.ts';
@@ -12,10 +13,11 @@ import { silentLogger } from '../pipeline/log.ts';
 import { openStore, type Store } from '../pipeline/store/store.ts';
 import { createChainRpc, ingestChain } from '../pipeline/ingest/ingest-chain.ts';
 import { ingestSource } from '../pipeline/ingest/ingest-source.ts';
-import { localChunkFetcher, sourceOf } from '../pipeline/ingest/fetch-chunk.ts';
+import { InconsistentChunkError, localChunkFetcher, sourceOf } from '../pipeline/ingest/fetch-chunk.ts';
 import { refreshFacilitators } from '../pipeline/chain/facilitators.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { RangeTooLargeError } from '../pipeline/chain/rpc.ts';
+import { sendJson, startLoopbackServer } from './helpers/loopback-server.ts';
 import { storedAddressFacts, storedAgents, storedCounts, storedFeedback, truthAddressFacts, truthAgents, truthFeedback } from './helpers/ground-truth.ts';
 
 describe('ingestion equals the simulator ground truth', () => {
@@ -148,15 +150,76 @@ describe('ingestion equals the simulator ground truth', () => {
     }
   });
 
-  it('a second ingest over the same blocks changes nothing', async () => {
+  it('a second ingest over the same blocks changes nothing, also with the contract addresses checksummed (as the base profile gives them)', async () => {
     const store = await ingestInto(chain);
     try {
       const snapshot = async () => store.read(`SELECT * FROM token_transfers ORDER BY block_number, log_index`);
       const before = await snapshot();
       await store.write((tx) => tx.run(`DELETE FROM ingest_cursors`));
-      await ingestChain({ store, chain, log: silentLogger });
+      const checksummed = (c: { address: string; startBlock: number } | undefined) => c && { ...c, address: getAddress(c.address) };
+      const { token, identityRegistry, reputationRegistry, permit2Proxy } = chain;
+      await ingestChain({
+        store,
+        chain: { ...chain, token: checksummed(token)!, identityRegistry: checksummed(identityRegistry), reputationRegistry: checksummed(reputationRegistry), permit2Proxy: checksummed(permit2Proxy) },
+        log: silentLogger,
+      });
       expect(await snapshot()).toEqual(before);
       await expectTruth(store);
+    } finally {
+      await store.close();
+    }
+  });
+
+  type RpcLog = { blockHash: string; transactionHash: string; topics: string[] };
+  /**
+   * A JSON-RPC proxy in front of the devnet that hands the first `times` non-empty eth_getLogs
+   * results to `tamper` and sends what it returns: logs that disagree with the blocks, as a node
+   * serving a reorg under our feet does.
+   */
+  async function tamperingProxy(tamper: (logs: RpcLog[]) => RpcLog[], times = Infinity) {
+    const counts = { tampered: 0 };
+    const server = await startLoopbackServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number; method: string } | { id: number; method: string }[];
+      const upstream = await fetch(devnet.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const answer = (await upstream.json()) as { id: number; result?: unknown } | { id: number; result?: unknown }[];
+      const calls = Array.isArray(body) ? body : [body];
+      for (const a of Array.isArray(answer) ? answer : [answer]) {
+        const isLogs = calls.find((c) => c.id === a.id)?.method === 'eth_getLogs';
+        if (!isLogs || !Array.isArray(a.result) || a.result.length === 0 || counts.tampered >= times) continue;
+        a.result = tamper(a.result as RpcLog[]);
+        counts.tampered++;
+      }
+      sendJson(res, answer);
+    });
+    return { url: server.origin, counts };
+  }
+
+  const authorizationUsedTopic = '0x98de503528ee59b575ef0c0a2576a82497bfc029a5685b209e9ec333479b10a5';
+  const tampers: [string, (logs: RpcLog[]) => RpcLog[]][] = [
+    ['a log twice', (logs) => [...logs, logs[0]!]],
+    ['a log whose block hash is not its block\'s', ([first, ...rest]) => [{ ...first!, blockHash: `0x${'11'.repeat(32)}` }, ...rest]],
+    ['an authorisation whose transaction is not in its block', (logs) => logs.map((l) => (l.topics[0] === authorizationUsedTopic ? { ...l, transactionHash: `0x${'22'.repeat(32)}` } : l))],
+  ];
+
+  it('reads a range again when its logs disagree with its blocks, and stores the truth', async () => {
+    const proxy = await tamperingProxy(tampers[0]![1], 1);
+    const store = await ingestInto({ ...chain, rpcUrl: proxy.url });
+    try {
+      expect(proxy.counts.tampered).toBe(1);
+      await expectTruth(store);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it.each(tampers)('gives up with InconsistentChunkError after reading a range 5 times that always has %s', async (_name, tamper) => {
+    const proxy = await tamperingProxy(tamper);
+    const store = await openStore({ dataDir: tempDataDir('inconsistent') });
+    try {
+      await expect(ingestChain({ store, chain: { ...chain, rpcUrl: proxy.url }, log: silentLogger })).rejects.toBeInstanceOf(InconsistentChunkError);
+      expect(proxy.counts.tampered).toBe(5);
     } finally {
       await store.close();
     }
