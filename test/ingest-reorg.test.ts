@@ -10,9 +10,10 @@ import { loadConfig } from '../pipeline/config.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { openStore, type Store } from '../pipeline/store/store.ts';
 import { createChainRpc, ingestChain } from '../pipeline/ingest/ingest-chain.ts';
-import { ChunkDoesNotFollowError, ingestSource } from '../pipeline/ingest/ingest-source.ts';
+import { ChunkDoesNotFollowError, ingestSource, type IngestProgress } from '../pipeline/ingest/ingest-source.ts';
 import { localChunkFetcher, sourceOf } from '../pipeline/ingest/fetch-chunk.ts';
-import { tokenEvents } from '../pipeline/ingest/sources.ts';
+import { chainTables, tokenEvents } from '../pipeline/ingest/sources.ts';
+import { forgetChainFrom } from '../pipeline/ingest/forget-chain.ts';
 import { rollBackReorg } from '../pipeline/ingest/reorg.ts';
 import { tempDataDir } from './helpers/temp.ts';
 
@@ -215,6 +216,66 @@ describe('no reorg', () => {
       const rpc = createChainRpc(chain);
       expect(await rollBackReorg({ store, rpc, chain: 'devnet', log: silentLogger })).toEqual({ reorged: false });
       expect(await state()).toEqual(before);
+    }));
+});
+
+describe('what an ingest reports', () => {
+  it('the blocks read in ranges of maxBlockRange, with progress to the end; one new block; 0 blocks when nothing new is confirmed', () =>
+    withSmallRangeDevnet('results', async ({ store, chain, pay }) => {
+      const head = await createChainRpc(chain).getBlockNumber();
+      const progress: IngestProgress[] = [];
+      const [first] = await ingestChain({ store, chain, log: silentLogger, only: 'token', onProgress: (p) => progress.push(p) });
+      const chunks = Math.ceil((Number(head) + 1) / 4);
+      expect(first).toMatchObject({ source: 'token', fromBlock: '0', toBlock: String(head), blocks: Number(head) + 1, chunks, rangeShrinks: 0 });
+      expect(progress.map((p) => p.doneBlock)).toEqual(Array.from({ length: chunks }, (_, i) => (i === chunks - 1 ? head : BigInt(i * 4 + 3))));
+      // The time left is estimated until the last range, which leaves none.
+      expect(progress.slice(0, -1).every((p) => p.etaSeconds! > 0)).toBe(true);
+      expect(progress.at(-1)!.etaSeconds).toBe(0);
+
+      await pay('one-more', 9);
+      const [next] = await ingestChain({ store, chain, log: silentLogger, only: 'token' });
+      expect(next).toMatchObject({ fromBlock: String(head + 1n), toBlock: String(head + 1n), blocks: 1, logs: 2, chunks: 1 });
+      // Asking for more confirmations than the blocks read since: nothing to read, not a negative count.
+      const [none] = await ingestChain({ store, chain: { ...chain, confirmations: 3 }, log: silentLogger, only: 'token' });
+      expect(none).toMatchObject({ fromBlock: String(head + 2n), toBlock: String(head - 2n), blocks: 0, logs: 0, chunks: 0 });
+    }));
+});
+
+describe('two chains in one store', () => {
+  it('each keeps its own cursors and rows: ingesting, re-checking and forgetting one leaves the other as it was', () =>
+    withSmallRangeDevnet('two-chains', async ({ store, chain, pay }) => {
+      await pay('two-chains', 9);
+      await ingestChain({ store, chain, log: silentLogger });
+      const rowsOf = async (name: string) => {
+        const rows: Record<string, unknown[]> = {};
+        for (const table of chainTables) rows[table] = await store.read(`SELECT * EXCLUDE (chain) FROM ${table} WHERE chain = $1 ORDER BY ALL`, [name]);
+        return rows;
+      };
+      const devnetRows = await rowsOf('devnet');
+
+      // Another node (a fresh devnet, shorter, at the same contract addresses) as chain "other", without a Permit2 proxy.
+      const otherNode = await startDevnet({ port: 0 });
+      try {
+        const other = { ...smallRangeChain(otherNode), name: 'other', permit2Proxy: undefined };
+        await ingestChain({ store, chain: other, log: silentLogger });
+        const { publicClient } = devnetClients(otherNode);
+        const transfers = await publicClient.getLogs({ address: otherNode.token.address, events: tokenEvents, fromBlock: 0n, toBlock: 'latest' });
+        const [stored] = await store.read(`SELECT count(*)::INTEGER AS n FROM token_transfers WHERE chain = 'other'`);
+        expect(stored).toEqual({ n: transfers.length });
+        expect(transfers.length).toBeGreaterThan(0);
+        // Its next run finds no reorg (though the store holds blocks above its head, of the other chain) and nothing new.
+        expect(await rollBackReorg({ store, rpc: createChainRpc(other), chain: 'other', log: silentLogger })).toEqual({ reorged: false });
+        const again = await ingestChain({ store, chain: other, log: silentLogger });
+        expect(again.map((r) => [r.source, r.blocks])).toEqual([['token', 0], ['identity', 0], ['reputation', 0]]);
+        expect(await rowsOf('devnet')).toEqual(devnetRows);
+
+        await store.write((tx) => forgetChainFrom(tx, 'other'));
+        const left = await rowsOf('other');
+        expect(Object.values(left).flat()).toEqual([]);
+        expect(await rowsOf('devnet')).toEqual(devnetRows);
+      } finally {
+        await otherNode.close();
+      }
     }));
 });
 
