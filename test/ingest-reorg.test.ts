@@ -10,7 +10,7 @@ import { loadArtifact } from '../devnet/artifacts.ts';
 import { loadConfig } from '../pipeline/config.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { openStore, type Store } from '../pipeline/store/store.ts';
-import { createChainRpc, ingestChain } from '../pipeline/ingest/ingest-chain.ts';
+import { ChainNotReachableError, createChainRpc, ingestChain } from '../pipeline/ingest/ingest-chain.ts';
 import { ChunkDoesNotFollowError, ingestSource, type IngestProgress } from '../pipeline/ingest/ingest-source.ts';
 import { localChunkFetcher, sourceOf } from '../pipeline/ingest/fetch-chunk.ts';
 import { chainTables, tokenEvents } from '../pipeline/ingest/sources.ts';
@@ -238,6 +238,12 @@ describe('no reorg', () => {
 });
 
 describe('what an ingest reports', () => {
+  it('a chain without an RPC URL: ChainNotReachableError naming the setting to set', () => {
+    const chain = { ...loadConfig({ RPC_URL_DEVNET: 'http://127.0.0.1:1' }).chains.devnet!, rpcUrl: undefined };
+    expect(() => createChainRpc(chain)).toThrow(ChainNotReachableError);
+    expect(() => createChainRpc(chain)).toThrow(/^chain devnet has no RPC URL: set RPC_URL_DEVNET$/);
+  });
+
   it('the blocks read in ranges of maxBlockRange, with progress to the end; one new block; 0 blocks when nothing new is confirmed', () =>
     withSmallRangeDevnet('results', async ({ store, chain, pay }) => {
       const head = await createChainRpc(chain).getBlockNumber();
