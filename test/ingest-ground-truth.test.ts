@@ -172,11 +172,11 @@ describe('ingestion equals the simulator ground truth', () => {
 
   type RpcLog = { blockHash: string; transactionHash: string; topics: string[] };
   /**
-   * A JSON-RPC proxy in front of the devnet that hands the first `times` non-empty eth_getLogs
-   * results to `tamper` and sends what it returns: logs that disagree with the blocks, as a node
-   * serving a reorg under our feet does.
+   * A JSON-RPC proxy in front of the devnet that hands the first `times` non-empty results of
+   * `method` to `tamper` and sends what it returns: logs that disagree with the blocks, as a node
+   * serving a reorg under our feet does, or blocks written differently.
    */
-  async function tamperingProxy(tamper: (logs: RpcLog[]) => RpcLog[], times = Infinity) {
+  async function tamperingProxy<T>(method: string, tamper: (result: T) => T, times = Infinity) {
     const counts = { tampered: 0 };
     const server = await startLoopbackServer(async (req, res) => {
       const chunks: Buffer[] = [];
@@ -186,15 +186,27 @@ describe('ingestion equals the simulator ground truth', () => {
       const answer = (await upstream.json()) as { id: number; result?: unknown } | { id: number; result?: unknown }[];
       const calls = Array.isArray(body) ? body : [body];
       for (const a of Array.isArray(answer) ? answer : [answer]) {
-        const isLogs = calls.find((c) => c.id === a.id)?.method === 'eth_getLogs';
-        if (!isLogs || !Array.isArray(a.result) || a.result.length === 0 || counts.tampered >= times) continue;
-        a.result = tamper(a.result as RpcLog[]);
+        const empty = !a.result || (Array.isArray(a.result) && a.result.length === 0);
+        if (calls.find((c) => c.id === a.id)?.method !== method || empty || counts.tampered >= times) continue;
+        a.result = tamper(a.result as T);
         counts.tampered++;
       }
       sendJson(res, answer);
     });
     return { url: server.origin, counts };
   }
+
+  it('stores senders lowercased when the node gives them checksummed, so known facilitators stay verified', async () => {
+    type RpcBlock = { transactions: ({ from: string } | string)[] };
+    const checksummed = (block: RpcBlock) => ({ ...block, transactions: block.transactions.map((t) => (typeof t === 'string' ? t : { ...t, from: getAddress(t.from) })) });
+    const proxy = await tamperingProxy('eth_getBlockByNumber', checksummed);
+    const store = await ingestInto({ ...chain, rpcUrl: proxy.url });
+    try {
+      await expectTruth(store);
+    } finally {
+      await store.close();
+    }
+  });
 
   const authorizationUsedTopic = '0x98de503528ee59b575ef0c0a2576a82497bfc029a5685b209e9ec333479b10a5';
   const tampers: [string, (logs: RpcLog[]) => RpcLog[]][] = [
@@ -204,7 +216,7 @@ describe('ingestion equals the simulator ground truth', () => {
   ];
 
   it('reads a range again when its logs disagree with its blocks, and stores the truth', async () => {
-    const proxy = await tamperingProxy(tampers[0]![1], 1);
+    const proxy = await tamperingProxy('eth_getLogs', tampers[0]![1], 1);
     const store = await ingestInto({ ...chain, rpcUrl: proxy.url });
     try {
       expect(proxy.counts.tampered).toBe(1);
@@ -215,7 +227,7 @@ describe('ingestion equals the simulator ground truth', () => {
   });
 
   it.each(tampers)('gives up with InconsistentChunkError after reading a range 5 times that always has %s', async (_name, tamper) => {
-    const proxy = await tamperingProxy(tamper);
+    const proxy = await tamperingProxy('eth_getLogs', tamper);
     const store = await openStore({ dataDir: tempDataDir('inconsistent') });
     try {
       await expect(ingestChain({ store, chain: { ...chain, rpcUrl: proxy.url }, log: silentLogger })).rejects.toBeInstanceOf(InconsistentChunkError);
