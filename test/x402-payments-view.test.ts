@@ -35,6 +35,13 @@ describe('x402_payments', () => {
   });
   afterAll(() => store?.close());
 
+  it('holds the shipped facilitators as they compare: EVM signers lowercased (the list has checksummed ones), Solana keys verbatim, with their ids', async () => {
+    const rows = await store.read(`SELECT network, address, facilitator_id FROM facilitators WHERE facilitator_id IN ('codenut', 'figment-facilitator') ORDER BY ALL`);
+    expect(rows).toContainEqual({ network: 'base', address: '0x8d8fa42584a727488eeb0e29405ad794a105bb9b', facilitator_id: 'codenut' });
+    expect(rows).toContainEqual({ network: 'solana', address: 'HsozMJWWHNADoZRmhDGKzua6XW6NNfNDdQ4CkE9i5wHt', facilitator_id: 'codenut' });
+    expect(rows).toContainEqual({ network: 'solana', address: '93syNmtT1tTd5ZtPwHqzGf6CM7fKhMmArpv4AM4FtyNX', facilitator_id: 'figment-facilitator' });
+  });
+
   it('pairs each Transfer with the authorisation just before it', async () => {
     const rows = await store.read(`SELECT payee, value::VARCHAR AS value, verified FROM x402_payments ORDER BY x402_payments.value`);
     expect(rows).toEqual([
