@@ -215,6 +215,30 @@ describe('a reorg between the reorg check and a range', () => {
     }));
 });
 
+describe('a restarted devnet', () => {
+  it('rolls back the stored blocks past its head (the node has no such block) to the common ancestor, and reads on from there', () =>
+    withSmallRangeDevnet('restarted', async ({ store, chain, pay }) => {
+      await pay('before-restart', 9);
+      await ingestChain({ store, chain, log: silentLogger });
+      // The restarted devnet has fewer blocks than the store holds.
+      const restarted = await startDevnet({ port: 0 });
+      try {
+        const replaced = smallRangeChain(restarted);
+        const rpc = createChainRpc(replaced);
+        const [stored] = await store.read(`SELECT max(block_number)::VARCHAR AS b FROM chain_blocks`);
+        expect(BigInt(String(stored!.b))).toBeGreaterThan(await rpc.getBlockNumber());
+        const { reorged, ancestor } = await rollBackReorg({ store, rpc, chain: 'devnet', log: silentLogger });
+        expect(reorged).toBe(true);
+        const [above] = await store.read(`SELECT count(*)::INTEGER AS n FROM chain_blocks WHERE block_number > $1`, [ancestor!]);
+        expect(above).toEqual({ n: 0 });
+        await ingestChain({ store, chain: replaced, log: silentLogger });
+        expect(await balancesFromStore(store, restarted.accounts[9]!.address)).toBe(0n);
+      } finally {
+        await restarted.close();
+      }
+    }));
+});
+
 describe('no reorg', () => {
   it('rolls nothing back when every source\'s newest block is on the node, whatever their heights', () =>
     withSmallRangeDevnet('no-reorg', async ({ store, chain, testClient, pay }) => {
