@@ -8,6 +8,7 @@ import { loadConfig } from '../pipeline/config.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
 import { createAccount, type KeyOwner } from '../api/accounts.ts';
+import type { Store } from '../pipeline/store/store.ts';
 import { UsageMeter } from '../api/usage/meter.ts';
 import { changeIpAllowlist, compileAllowlist } from '../api/security/ip-allowlist.ts';
 import { cycleAt } from '../api/usage/cycle.ts';
@@ -213,6 +214,19 @@ describe('hot path of cached lookups', () => {
     expect((await meter.count({ accountId, ...owner }, 1)).quota).toMatchObject({ used: 1 });
     await meter.close();
     expect(await sum()).toEqual([1, 2]);
+  });
+
+  it('a flush that fails keeps its counts for the next one, merged with those counted since', async () => {
+    const { accountId, ...owner } = (server.keys.verify((await account('scale')).api_key) as { owner: KeyOwner }).owner;
+    let writes = 0;
+    const failingOnce: Store = { ...server.store, write: (unit) => (writes++ === 0 ? Promise.reject(new Error('disk full')) : server.store.write(unit)) };
+    const meter = new UsageMeter({ store: failingOnce, now: () => now, flushIntervalMs: 0 });
+    await meter.count({ accountId, ...owner }, 3);
+    await expect(meter.flush()).rejects.toThrow('disk full');
+    await meter.count({ accountId, ...owner }, 2);
+    await meter.close();
+    const rows = await server.store.read(`SELECT calls FROM usage_counts WHERE account_id = $1`, [accountId]);
+    expect(rows).toEqual([{ calls: '5' }]);
   });
 
   it('counts one call per lookup whichever path answers, and leaves refusals to Koa without counting them', async () => {
