@@ -214,6 +214,10 @@ describe('formatFromName', () => {
     ]);
     expect(() => formatFromName('a.json')).toThrow(ImportFileError);
   });
+
+  it('reads the extension only at the end of the name', () => {
+    for (const name of ['a.parquet.gz', 'a.csv.zip', 'a.jsonl.txt']) expect(() => formatFromName(name), name).toThrow(ImportFileError);
+  });
 });
 
 // Small files written per test: a base row (the first of `expected`) with some values changed.
@@ -298,6 +302,104 @@ describe('importFile transfers: values at their limits', () => {
     expect((await loadedTransfers(report.importId)).map((r) => r.block_time)).toEqual(['2025-11-03 10:15:00']);
   });
 
+  it('integers stop below 2^31 for log_index and 2^63 for block_number', async () => {
+    const file = writeCsv('integer-limits.csv', [
+      { ...baseRow, log_index: 2147483647, block_number: '9223372036854775807' },
+      { ...baseRow, log_index: 2147483648 },
+      { ...baseRow, log_index: 9, block_number: '9223372036854775808' },
+    ]);
+    const report = await importFile(deps, { file, kind: 'transfers', onBadRows: 'skip' });
+    expect(report.badRows).toEqual([
+      { line: 3, column: 'log_index', reason: "log_index '2147483648' is not a non-negative integer below 2^31 (INTEGER)" },
+      { line: 4, column: 'block_number', reason: "block_number '9223372036854775808' is not a non-negative integer below 2^63 (BIGINT)" },
+    ]);
+    expect((await loadedTransfers(report.importId)).map((r) => [r.log_index, r.block_number])).toEqual([[2147483647, '9223372036854775807']]);
+  });
+
+  it('EVM addresses are exactly 40 hex digits and transaction hashes exactly 64', async () => {
+    const file = writeCsv('evm-lengths.csv', [
+      { ...baseRow, log_index: 1, from_address: `0x${'a'.repeat(41)}` },
+      { ...baseRow, log_index: 2, tx_hash: `0x${'a'.repeat(63)}` },
+      { ...baseRow, log_index: 3, tx_hash: `0x${'a'.repeat(65)}` },
+    ]);
+    const report = await importFile(deps, { file, kind: 'transfers', onBadRows: 'skip' });
+    expect(report.badRows.map((r) => [r.line, r.column])).toEqual([[2, 'from_address'], [3, 'tx_hash'], [4, 'tx_hash']]);
+  });
+
+  it('Solana signatures are 64 to 88 base58 characters, and base58 has no 0, O, I or l', async () => {
+    const file = writeCsv('solana-signatures.csv', [
+      { ...solanaRow, log_index: 1, tx_hash: '1'.repeat(63) },
+      { ...solanaRow, log_index: 2, tx_hash: '1'.repeat(89) },
+      { ...solanaRow, log_index: 3, from_address: `O${usdcMint.slice(1)}` },
+      { ...solanaRow, log_index: 4, from_address: `I${usdcMint.slice(1)}` },
+      { ...solanaRow, log_index: 5, from_address: `l${usdcMint.slice(1)}` },
+      { ...solanaRow, log_index: 6, tx_hash: '1'.repeat(64) },
+      { ...solanaRow, log_index: 7, tx_hash: '1'.repeat(88) },
+    ]);
+    const report = await importFile(deps, { file, kind: 'transfers', onBadRows: 'skip' });
+    expect(report.badRows.map((r) => [r.line, r.column])).toEqual([[2, 'tx_hash'], [3, 'tx_hash'], [4, 'from_address'], [5, 'from_address'], [6, 'from_address']]);
+    expect(report.rowsLoaded).toBe(2);
+  });
+
+  it('reads numeric offsets with or without a colon, negative ones included, as UTC', async () => {
+    const file = writeCsv('offsets.csv', [
+      { ...baseRow, log_index: 1, block_time: '2025-11-03T12:15:00+0200' },
+      { ...baseRow, log_index: 2, block_time: '2025-11-03T05:15:00-05:00' },
+    ]);
+    const report = await importFile(deps, { file, kind: 'transfers', onBadRows: 'refuse' });
+    expect(report).toMatchObject({ rowsLoaded: 2, badRows: [] });
+    expect((await loadedTransfers(report.importId)).map((r) => r.block_time)).toEqual(['2025-11-03 10:15:00', '2025-11-03 10:15:00']);
+  });
+
+  it('a boolean may have spaces around it', async () => {
+    const file = writeCsv('spaced-boolean.csv', [{ ...baseRow, authorized: ' TRUE ' }]);
+    const report = await importFile(deps, { file, kind: 'transfers', onBadRows: 'refuse' });
+    expect(report).toMatchObject({ rowsLoaded: 1, badRows: [] });
+    expect((await loadedTransfers(report.importId)).map((r) => r.authorized)).toEqual([true]);
+  });
+
+  it('a chain name starts with a letter or digit', async () => {
+    const file = writeCsv('chain-start.csv', [{ ...baseRow, chain: '-base' }, { ...baseRow, chain: '_base' }]);
+    const report = await importFile(deps, { file, kind: 'transfers', onBadRows: 'skip' });
+    expect(report.badRows.map((r) => [r.line, r.column])).toEqual([[2, 'chain'], [3, 'chain']]);
+  });
+
+  it('a row with several bad values reports the first in column order', async () => {
+    const file = writeCsv('two-problems.csv', [{ ...baseRow, block_time: 'later', tx_hash: '0x1' }]);
+    const report = await importFile(deps, { file, kind: 'transfers', onBadRows: 'skip' });
+    expect(report.badRows).toEqual([{ line: 2, column: 'block_time', reason: "block_time 'later' is not an ISO-8601 time or epoch seconds" }]);
+  });
+
+  it('a bad row does not make a later good row with its key a duplicate', async () => {
+    const file = writeCsv('bad-then-good.csv', [{ ...baseRow, authorized: 'maybe' }, baseRow]);
+    const report = await importFile(deps, { file, kind: 'transfers', onBadRows: 'skip' });
+    expect(report).toMatchObject({ rowsLoaded: 1, rowsSkipped: 1 });
+    expect(report.badRows.map((r) => r.line)).toEqual([2]);
+  });
+
+  it('--format overrides the extension', async () => {
+    const file = path.join(scratch, 'csv-named.jsonl');
+    copyFileSync(fixture('transfers.csv'), file);
+    expect(await importFile(deps, { file, kind: 'transfers', onBadRows: 'refuse', format: 'csv' })).toMatchObject({ format: 'csv', rowsLoaded: 5 });
+  });
+
+  it('reports the absolute path of a file given by a relative one', async () => {
+    const relative = path.relative(process.cwd(), fixture('transfers.csv'));
+    expect(path.isAbsolute(relative)).toBe(false);
+    expect((await importFile(deps, { file: relative, kind: 'transfers', onBadRows: 'refuse' })).file).toBe(fixture('transfers.csv'));
+  });
+
+  it('takes CSV header names quoted (with "" for a quote) or with spaces around them', async () => {
+    const header = transferColumns.map((c, i) => (i % 2 === 0 ? `"${c}"` : ` ${c} `));
+    const row = readFileSync(writeCsv('plain-header.csv', [baseRow]), 'utf8').split('\n')[1];
+    const file = path.join(scratch, 'quoted-header.csv');
+    writeFileSync(file, `${header.join(',')}\n${row}\n`);
+    expect(await importFile(deps, { file, kind: 'transfers', onBadRows: 'refuse' })).toMatchObject({ rowsLoaded: 1, badRows: [] });
+    const noted = path.join(scratch, 'quoted-note.csv');
+    writeFileSync(noted, '"chain","a ""note"""\nbase,x\n');
+    await expect(importFile(deps, { file: noted, kind: 'transfers', onBadRows: 'refuse' })).rejects.toThrow(/; found: chain, a "note"\)$/);
+  });
+
   it('reports bad Parquet rows by their 1-based row number', async () => {
     const csv = writeCsv('parquet-source.csv', [baseRow, { ...baseRow, log_index: 8, from_address: '0x123' }, { ...baseRow, log_index: 9 }]);
     const parquet = path.join(scratch, 'one-bad-row.parquet');
@@ -323,6 +425,14 @@ describe('importFile transfers: files refused whole', () => {
     const error = await refusal(file);
     expect(error).toBeInstanceOf(ImportFileError);
     expect(error!.message).toBe(`${file} names column "value" twice in its header`);
+  });
+
+  it('refuses a CSV that is not UTF-8 with DuckDB\'s reason in one line, without the offending line', async () => {
+    const file = path.join(scratch, 'latin1.csv');
+    writeFileSync(file, Buffer.from('chain,block_number\nba\xffse,1\n', 'latin1'));
+    const error = await refusal(file);
+    expect(error).toBeInstanceOf(ImportFileError);
+    expect(error!.message).toBe(`cannot read ${file} as csv: Invalid Input Error: CSV Error on Line: 2 Invalid unicode (byte sequence mismatch) detected. This file is not utf-8 encoded.`);
   });
 
   it('refuses an empty CSV: it has no header on line 1', async () => {
