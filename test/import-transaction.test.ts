@@ -78,6 +78,35 @@ describe('importFile transactions', () => {
     ]);
   });
 
+  it('a later import replaces only rows with the whole natural key: other chains, log indexes and clients stay', async () => {
+    const hash = `0x${'c1'.repeat(32)}`;
+    const addr = (n: number) => `0x${String(n).repeat(40)}`;
+    const transfer = (chain: string, logIndex: number) =>
+      JSON.stringify({ chain, block_number: 1, block_time: 1762168800, tx_hash: hash, log_index: logIndex, token: addr(1), from_address: addr(2), to_address: addr(3), value: 1, tx_sender: addr(2), authorized: true });
+    const agent = (chain: string) => JSON.stringify({ chain, registry: addr(4), agent_id: 77, owner: addr(5) });
+    const feedback = (client: string) =>
+      JSON.stringify({ chain: 'base', registry: addr(4), agent_id: 77, client_address: client, feedback_index: 1, value: 1, value_decimals: 0, tag1: '', tag2: '', revoked: false });
+    const write = (name: string, lines: string[]) => {
+      const file = path.join(scratch, name);
+      writeFileSync(file, `${lines.join('\n')}\n`);
+      return file;
+    };
+    const load = (file: string, kind: 'transfers' | 'agents' | 'feedback') => importFile(deps, { file, kind, onBadRows: 'refuse' });
+    await load(write('key-transfers-1.jsonl', [transfer('base', 1)]), 'transfers');
+    await load(write('key-transfers-2.jsonl', [transfer('polygon', 1), transfer('base', 2)]), 'transfers');
+    expect(await deps.store.read(`SELECT chain, log_index FROM imported_transfers WHERE tx_hash = $1 ORDER BY chain, log_index`, [hash])).toEqual([
+      { chain: 'base', log_index: 1 }, { chain: 'base', log_index: 2 }, { chain: 'polygon', log_index: 1 },
+    ]);
+    await load(write('key-agents-1.jsonl', [agent('base')]), 'agents');
+    await load(write('key-agents-2.jsonl', [agent('ethereum')]), 'agents');
+    expect(await deps.store.read(`SELECT chain FROM imported_agents WHERE registry = $1 ORDER BY chain`, [addr(4)])).toEqual([{ chain: 'base' }, { chain: 'ethereum' }]);
+    await load(write('key-feedback-1.jsonl', [feedback(addr(6))]), 'feedback');
+    await load(write('key-feedback-2.jsonl', [feedback(addr(7))]), 'feedback');
+    expect(await deps.store.read(`SELECT client_address FROM imported_feedback WHERE registry = $1 ORDER BY 1`, [addr(4)])).toEqual([
+      { client_address: addr(6) }, { client_address: addr(7) },
+    ]);
+  });
+
   it('a bad row skipped with skip leaves the row that already has its key', async () => {
     // Only rows that load replace earlier ones: a skipped row must not delete what it would have replaced.
     const first = await importFile(deps, { file: fixture('transfers.csv'), kind: 'transfers', onBadRows: 'refuse' });
