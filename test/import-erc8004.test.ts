@@ -70,6 +70,27 @@ describe('importFile agents', () => {
     ]);
   });
 
+  it('takes a Parquet MAP as a JSON object and a list as JSON text', async () => {
+    const parquet = async (name: string, registration: string) => {
+      const file = path.join(scratch, name);
+      const instance = await DuckDBInstance.create(':memory:');
+      const conn = await instance.connect();
+      await conn.run(
+        `COPY (SELECT 'base' AS chain, '${officialIdentityRegistry}' AS registry, 8::BIGINT AS agent_id,
+                      '0xacc629e0951078394da3c2051ba8f3ab78f3432d' AS owner, ${registration} AS registration)
+           TO '${file}' (FORMAT parquet)`,
+      );
+      conn.closeSync();
+      instance.closeSync();
+      return importFile(deps, { file, kind: 'agents', onBadRows: 'skip' });
+    };
+    const map = await parquet('agents-map.parquet', `MAP {'name': 'Mapped'}`);
+    expect(map).toMatchObject({ rowsLoaded: 1, badRows: [] });
+    expect((await rows('imported_agents', map.importId, 'agent_id')).map((r) => r.registration)).toEqual(['{"name":"Mapped"}']);
+    const list = await parquet('agents-list.parquet', `['a', 'b']`);
+    expect(list.badRows).toEqual([{ line: 1, column: 'registration', reason: `registration '["a","b"]' is not a JSON object` }]);
+  });
+
   it('imports the real agents catalog as it is, reporting its error stubs', async () => {
     const started = performance.now();
     const report = await importFile(deps, { file: catalog, kind: 'agents', onBadRows: 'skip' });
@@ -150,7 +171,7 @@ describe('importFile agents and feedback: rows at the edges', () => {
 
   it('an empty or blank optional value in JSONL is absent, not a bad value', async () => {
     const file = write('blank-optional.jsonl', jsonl([
-      { chain: 'base', registry: officialIdentityRegistry, agent_id: 10, owner, registered_block: '', tx_hash: '  ', registration: ' ' },
+      { chain: 'base', registry: officialIdentityRegistry, agent_id: 10, owner, agent_uri: '', registered_block: '', tx_hash: '  ', registration: ' ' },
     ]));
     const report = await importFile(deps, { file, kind: 'agents', onBadRows: 'refuse' });
     expect(report).toMatchObject({ rowsLoaded: 1, badRows: [] });
@@ -176,6 +197,72 @@ describe('importFile agents and feedback: rows at the edges', () => {
     const report = await importFile(deps, { file, kind: 'agents', onBadRows: 'refuse' });
     expect(report).toMatchObject({ rowsLoaded: 1, badRows: [] });
     expect(await rows('imported_agents', report.importId, 'agent_id')).toMatchObject([{ registry: otherRegistry, agent_id: '12', registered_block: '300' }]);
+  });
+
+  it('a file without a required column is refused naming it; feedback may leave out given_at', async () => {
+    const client = '0xfb37e8b22d7e537d0c72c3302db188cb2caf99d4';
+    const refusal = (file: string, kind: 'agents' | 'feedback') => importFile(deps, { file, kind, onBadRows: 'skip' }).then(() => null, (e: unknown) => (e as Error).message);
+    expect(await refusal(write('no-owner-column.csv', `chain,registry,agent_id\nbase,${officialIdentityRegistry},1\n`), 'agents')).toMatch(/: missing column "owner" /);
+    expect(await refusal(write('no-registry-column.csv', `chain,agent_id,owner\nbase,1,${owner}\n`), 'agents')).toMatch(/: missing column "registry" /);
+    expect(await refusal(write('only-chain.csv', 'chain\nbase\n'), 'agents')).toMatch(/; found: chain\)$/);
+    const feedbackHeader = 'chain,registry,agent_id,client_address,feedback_index,value,value_decimals,tag1,tag2';
+    expect(await refusal(write('no-revoked-column.csv', `${feedbackHeader},given_at\nbase,${reputationRegistry},1,${client},1,5,0,,,\n`), 'feedback')).toMatch(/: missing column "revoked" /);
+    const report = await importFile(deps, { file: write('no-given-at-column.csv', `${feedbackHeader},revoked\nbase,${reputationRegistry},1,${client},1,5,0,,,false\n`), kind: 'feedback', onBadRows: 'refuse' });
+    expect(report).toMatchObject({ rowsLoaded: 1, badRows: [] });
+  });
+
+  it('agents: bad block numbers, hashes and registries are bad rows, and a repeated key is a duplicate', async () => {
+    const file = write('agents-edges.jsonl', jsonl([
+      { chain: 'base', registry: officialIdentityRegistry, agent_id: 20, owner, registered_block: '9223372036854775807' },
+      { chain: 'base', registry: officialIdentityRegistry, agent_id: 21, owner, registered_block: '9223372036854775808' },
+      { chain: 'base', registry: officialIdentityRegistry, agent_id: 22, owner, registered_block: 'abc' },
+      { chain: 'base', registry: officialIdentityRegistry, agent_id: 23, owner, tx_hash: '0x12' },
+      { chain: 'base', registry: '', agent_id: 24, owner },
+      { chain: 'base', registry: officialIdentityRegistry, agent_id: 20, owner },
+    ]));
+    const report = await importFile(deps, { file, kind: 'agents', onBadRows: 'skip' });
+    expect(report.badRows).toEqual([
+      { line: 2, column: 'registered_block', reason: "registered_block '9223372036854775808' is not a non-negative integer below 2^63 (BIGINT)" },
+      { line: 3, column: 'registered_block', reason: "registered_block 'abc' is not a non-negative integer below 2^63 (BIGINT)" },
+      { line: 4, column: 'tx_hash', reason: "tx_hash '0x12' is not an EVM transaction hash (0x + 64 hex)" },
+      { line: 5, column: 'registry', reason: 'registry is empty' },
+      { line: 6, reason: 'duplicate of line 1 (same chain, registry, agent_id)' },
+    ]);
+    expect(await rows('imported_agents', report.importId, 'agent_id')).toMatchObject([{ agent_id: '20', registered_block: '9223372036854775807' }]);
+  });
+
+  it('feedback: feedback_index below 2^63, integer values, registry checked, Solana clients verbatim, tags kept verbatim, two clients may use one index', async () => {
+    const header = 'chain,registry,agent_id,client_address,feedback_index,value,value_decimals,tag1,tag2,given_at,revoked';
+    const [a, b] = ['0xfb37e8b22d7e537d0c72c3302db188cb2caf99d4', '0xc4c17129e46c24879730411d81f6c9b1c189ab1b'];
+    // Solana takes base58 registries and clients, verbatim.
+    const [solanaRegistry, solanaClient] = ['EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', 'FityB5QTYs4vfRpVr5Sd6oFGvBDC3FMgMueEwFYgc97T'];
+    const file = write('feedback-limits.csv', [
+      header,
+      `base,${reputationRegistry},1,${a},9223372036854775807,1,0,,,,false`,
+      `base,${reputationRegistry},1,${b},9223372036854775807,1,0,,,,false`,
+      `base,${reputationRegistry},1,${a},9223372036854775808,1,0,,,,false`,
+      `base,0x8004,1,${a},5,1,0,,,,false`,
+      `base,${reputationRegistry},1,${a},6,1.5,0,,,,false`,
+      `solana,${solanaRegistry},1,${solanaClient},7,1,0," a tag ",,,false`,
+    ].join('\n') + '\n');
+    const report = await importFile(deps, { file, kind: 'feedback', onBadRows: 'skip' });
+    expect(report.badRows).toEqual([
+      { line: 4, column: 'feedback_index', reason: "feedback_index '9223372036854775808' is not a non-negative integer below 2^63 (BIGINT)" },
+      { line: 5, column: 'registry', reason: "registry '0x8004' is not an EVM address (0x + 40 hex)" },
+      { line: 6, column: 'value', reason: "value '1.5' is not an integer (int128)" },
+    ]);
+    expect((await rows('imported_feedback', report.importId, 'client_address')).map((r) => [r.client_address, r.tag1])).toEqual([
+      [b, ''], [a, ''], [solanaClient, ' a tag '],
+    ]);
+  });
+
+  it('a CSV line may hold a registration of more than 2 MB', async () => {
+    const registration = JSON.stringify({ name: 'Big', image: `data:image/png;base64,${'A'.repeat(3_000_000)}` });
+    const file = write('big-registration.csv', `chain,registry,agent_id,owner,registration\nbase,${officialIdentityRegistry},30,${owner},"${registration.replaceAll('"', '""')}"\n`);
+    const report = await importFile(deps, { file, kind: 'agents', onBadRows: 'refuse' });
+    expect(report).toMatchObject({ rowsLoaded: 1, badRows: [] });
+    const [agent] = await deps.store.read(`SELECT length(registration::VARCHAR)::INTEGER AS n FROM imported_agents WHERE import_id = $1`, [report.importId]);
+    expect(agent).toEqual({ n: registration.length });
   });
 
   it('feedback without revoked is a bad row; empty CSV tags load as empty text', async () => {
