@@ -133,4 +133,12 @@ describe('reputation import → score → lookup', () => {
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout).toBe(`${path.join(dataDir, 'relative.csv')} (csv, transfers): read 5 rows, loaded 5 rows, 0 bad\n`);
   });
+
+  it('with --on-bad-rows skip, loads the good rows, exits 0 and still lists the bad lines', async () => {
+    const result = await runCli(['import', fixture('transfers-bad.csv'), '--kind', 'transfers', '--on-bad-rows', 'skip'], cliEnv(dataDir));
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n')[0]).toBe(`${fixture('transfers-bad.csv')} (csv, transfers): read 18 rows, loaded 5 rows, 13 bad`);
+    expect(result.stdout).toMatch(/^line\s+column\s+reason/m);
+    expect(result.stdout).toMatch(/^3\s+block_time\s+block_time 'yesterday' is not/m);
+  });
 });
