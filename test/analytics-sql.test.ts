@@ -261,6 +261,16 @@ describe('reputation sql', () => {
     expect(existsSync('/tmp/reputation-sql-escape.duckdb')).toBe(false);
   });
 
+  it('refuses EXPLAIN ANALYZE however it is written: it runs the statement it explains', async () => {
+    const escape = path.join(dataDir, 'exports', 'run=1', 'escape.csv');
+    const queries = ['explain analyse select 1', '/* plan */ EXPLAIN ANALYZE SELECT 1', 'EXPLAIN (ANALYZE) SELECT 1', `\n-- into the export\nEXPLAIN ANALYZE COPY (SELECT 1) TO '${escape}'`];
+    const results = await Promise.all(queries.map((query) => sql(query)));
+    results.forEach((result, i) =>
+      expect(result, queries[i]).toMatchObject({ code: 1, stdout: '', stderr: 'reputation: only read-only queries (SELECT, EXPLAIN, DESCRIBE, SHOW, SUMMARIZE) are allowed\n' }),
+    );
+    expect(existsSync(escape)).toBe(false);
+  });
+
   it('cannot read files outside the export directory', async () => {
     const reads = {
       '/etc/passwd': "SELECT * FROM read_csv('/etc/passwd')",

@@ -79,6 +79,10 @@ const readOnlyTypes = new Set<StatementType>([StatementType.SELECT, StatementTyp
 // DuckDB's error.
 const readStatementStart = /^(?:\s+|--[^\n]*|\/\*[\s\S]*?\*\/|\()*(select|with|from|values|table|explain|describe|desc|show|summarize|pivot|unpivot)\b/i;
 
+// EXPLAIN ANALYZE runs the statement it explains. DuckDB also takes it after comments, and as
+// EXPLAIN (ANALYZE) or EXPLAIN (FORMAT json, ANALYZE): all are refused.
+const explainAnalyze = /^(?:\s+|--[^\n]*|\/\*[\s\S]*?\*\/)*explain(?:\s+|--[^\n]*|\/\*[\s\S]*?\*\/)*(?:analy[sz]e\b|\([^)]*\banaly[sz]e\b)/i;
+
 async function prepareReadOnly(conn: DuckDBConnection, query: string): Promise<DuckDBPreparedStatement> {
   const statements = await conn.extractStatements(query).catch(async (err: Error) => {
     // DuckDB's client fails without a message when it finds no statement at all ('', ';', a
@@ -91,7 +95,7 @@ async function prepareReadOnly(conn: DuckDBConnection, query: string): Promise<D
     throw new ExportQueryError(readStatementStart.test(query) ? firstLine(err) : readOnlyRefusal);
   });
   // EXPLAIN ANALYZE runs the statement it explains: refused like any statement that could write.
-  if (!readOnlyTypes.has(prepared.statementType) || /^\s*explain\s+analy[sz]e\b/i.test(query)) {
+  if (!readOnlyTypes.has(prepared.statementType) || explainAnalyze.test(query)) {
     prepared.destroySync();
     throw new ExportQueryError(readOnlyRefusal);
   }
