@@ -19,6 +19,17 @@ describe('formatRows', () => {
     ]);
   });
 
+  it('a table keeps a value of exactly 80 characters whole', () => {
+    expect(formatRows([{ a: 'y'.repeat(80) }], 'table')).toBe(`a\n${'-'.repeat(80)}\n${'y'.repeat(80)}\n(1 row)\n`);
+  });
+
+  it('NULL is an empty cell in a table and in csv, null in json', () => {
+    const withNull = [{ a: null, b: 1 }];
+    expect(formatRows(withNull, 'table')).toBe('a  b\n-  -\n   1\n(1 row)\n');
+    expect(formatRows(withNull, 'csv')).toBe('a,b\n,1\n');
+    expect(formatRows(withNull, 'json')).toBe('{"a":null,"b":1}\n');
+  });
+
   it('a table of short values says only how many rows', () => {
     expect(formatRows([{ a: 1, b: 'two' }], 'table')).toBe('a  b\n-  ---\n1  two\n(1 row)\n');
   });
