@@ -193,6 +193,9 @@ describe('reputation sql', () => {
     const csv = await sql('SELECT grade FROM scores ORDER BY grade', '--format', 'csv', '--out', csvFile);
     expect(csv).toMatchObject({ code: 0, stdout: '' });
     expect(readFileSync(csvFile, 'utf8')).toBe('grade\nA\nC\nF\n');
+    // An existing file is replaced, not appended to.
+    expect(await sql('SELECT grade FROM scores ORDER BY grade LIMIT 1', '--format', 'csv', '--out', csvFile)).toMatchObject({ code: 0, stdout: '' });
+    expect(readFileSync(csvFile, 'utf8')).toBe('grade\nA\n');
 
     const parquetFile = path.join(dataDir, 'out', 'payments.parquet');
     mkdirSync(path.dirname(parquetFile));
@@ -218,6 +221,9 @@ describe('reputation sql', () => {
     expect(plan.stdout).toMatch(/┌─+┐/);
     expect(plan.stdout.split('\n').length).toBeGreaterThan(5);
     expect(plan.stdout).not.toMatch(/values cut|explain_key/);
+    expect(plan.stdout).not.toMatch(/\s\n/);
+    // csv and json give the plan as rows, like any result.
+    expect((await sql('EXPLAIN SELECT * FROM chain_scores', '--format', 'csv')).stdout).toMatch(/^explain_key,explain_value\nphysical_plan,"/);
   });
 
   it('a view has exactly the columns of its file: the run=N directory adds no `run` column', async () => {
@@ -254,6 +260,7 @@ describe('reputation sql', () => {
       'SET enable_external_access = true',
       'EXPLAIN ANALYZE SELECT 1',
       'INSTALL httpfs',
+      'CALL pragma_version()',
     ];
     const results = await Promise.all(writes.map((query) => sql(query)));
     for (const result of results) {
@@ -298,6 +305,10 @@ describe('reputation sql', () => {
     const unknown = await sql('SELECT * FROM address_scores');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^reputation: Catalog Error: Table with name address_scores does not exist/);
+    // A read statement after a comment, in lower case, in parentheses: DuckDB's error, not a refusal.
+    const nested = await sql('/* q */ (select nope from scores)');
+    expect(nested.code).toBe(1);
+    expect(nested.stderr).toMatch(/^reputation: Binder Error: .*nope/);
   });
 
   it('works while the server holds the database', async () => {
@@ -362,8 +373,10 @@ describe('reputation sql', () => {
     mkdirSync(path.dirname(pointer));
     writeFileSync(pointer, 'run=7\n');
     expect(await runCli(['sql', 'SELECT 1'], cliEnv(broken))).toMatchObject({ code: 1, stdout: '', stderr: `reputation: ${pointer} names run=7, which is missing\n` });
-    writeFileSync(pointer, 'seven\n');
-    expect(await runCli(['sql', 'SELECT 1'], cliEnv(broken))).toMatchObject({ code: 1, stdout: '', stderr: `reputation: ${pointer} should hold one line run=N\n` });
+    for (const content of ['seven\n', 'run=7 and more\n']) {
+      writeFileSync(pointer, content);
+      expect(await runCli(['sql', 'SELECT 1'], cliEnv(broken))).toMatchObject({ code: 1, stdout: '', stderr: `reputation: ${pointer} should hold one line run=N\n` });
+    }
   });
 
   it('lists the views in its help', async () => {
