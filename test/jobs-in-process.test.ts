@@ -87,6 +87,72 @@ describe('in-process job runner', () => {
     await expect(runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'brand-new', everySeconds: 5 })).rejects.toThrow(/give --job/);
   });
 
+  it('deduplicates the same input in any key order, and not a different input', async () => {
+    const first = await server.jobs.run('ingest', { chain: 'nowhere', source: 'token' });
+    const reordered = await server.jobs.run('ingest', { source: 'token', chain: 'nowhere' });
+    const other = await server.jobs.run('ingest', { chain: 'elsewhere', source: 'token' });
+    expect(reordered).toMatchObject({ deduplicated: true, runId: first.runId });
+    expect(other.deduplicated).toBe(false);
+    expect(other.runId).not.toBe(first.runId);
+    await Promise.allSettled([first.done, other.done]);
+  });
+
+  it('runs two jobs at once, and a third when one of them has ended', async () => {
+    const started = await Promise.all(['one', 'two', 'three'].map((c) => server.jobs.run('ingest', { chain: `nowhere-${c}` })));
+    await Promise.allSettled(started.map((s) => s.done));
+    const [order] = await server.store.read(
+      `WITH r AS (SELECT run_id, min(started_at) AS s, max(finished_at) AS f FROM job_runs WHERE run_id IN ($1, $2, $3) GROUP BY run_id)
+       SELECT (SELECT s FROM r WHERE run_id = $2) < (SELECT f FROM r WHERE run_id = $1) AS second_ran_with_first,
+              (SELECT s FROM r WHERE run_id = $3) >= least((SELECT f FROM r WHERE run_id = $1), (SELECT f FROM r WHERE run_id = $2)) AS third_waited`,
+      started.map((s) => s.runId),
+    );
+    expect(order).toEqual({ second_ran_with_first: true, third_waited: true });
+  });
+
+  it('refuses an unknown input key and a limit of 0', async () => {
+    await expect(runOperationIn(ctx, 'jobs.run', { name: 'ingest', data: { chian: 'devnet' } })).rejects.toThrow(/^ingest: input: .*chian/);
+    await expect(runOperationIn(ctx, 'jobs.run', { name: 'fetch-metadata', data: { limit: 0 } })).rejects.toThrow(/^fetch-metadata: limit: /);
+  });
+
+  it('changing only the interval of a schedule keeps its job and data', async () => {
+    await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'fetch-metadata-devnet', everySeconds: 600 });
+    const listed = (await runOperationIn(ctx, 'jobs.list', {})) as { schedule: string }[];
+    expect(listed.find((s) => s.schedule === 'fetch-metadata-devnet')).toMatchObject({ job: 'fetch-metadata', data: { chain: 'devnet' }, every_seconds: 600 });
+    await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'fetch-metadata-devnet', everySeconds: 300 });
+  });
+
+  it('refuses to remove a schedule that does not exist, even with --job', async () => {
+    await expect(runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'no-such', name: 'export', everySeconds: null })).rejects.toThrow(/^schedule no-such does not exist$/);
+  });
+
+  it('status shows the live progress of a running run, and none once it has ended', async () => {
+    const runId = await server.runs.start('ingest', { chain: 'devnet' }, 'manual', 'job_with_progress');
+    server.runs.progress(runId, { done: 3, total: 10, unit: 'blocks' });
+    const [running] = (await runOperationIn(ctx, 'jobs.status', { runId })) as Record<string, unknown>[];
+    expect(running).toMatchObject({ state: 'running', progress: { done: 3, total: 10, unit: 'blocks' } });
+    await server.runs.finish(runId, { result: null });
+    const [ended] = (await runOperationIn(ctx, 'jobs.status', { runId })) as Record<string, unknown>[];
+    expect(ended).toMatchObject({ state: 'completed', progress: null });
+  });
+
+  it('a changed interval replaces the old timer', async () => {
+    // Another schedule every second is the clock: while it runs three times, a left-over
+    // one-second timer of score would start score again.
+    const started = async (job: string) =>
+      (await server.store.read(`SELECT count(DISTINCT run_id)::INTEGER AS n FROM job_runs WHERE job_name = $1 AND trigger = 'schedule'`, [job]))[0]!.n as number;
+    await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'score', everySeconds: 1 });
+    const scoreBefore = await started('score');
+    for (let i = 0; i < 100 && (await started('score')) < scoreBefore + 1; i++) await new Promise((r) => setTimeout(r, 100));
+    await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'score', everySeconds: 3600 });
+    await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'clock', name: 'export', everySeconds: 1 });
+    const scoreAfter = await started('score');
+    const clockBefore = await started('export');
+    for (let i = 0; i < 100 && (await started('export')) < clockBefore + 3; i++) await new Promise((r) => setTimeout(r, 100));
+    await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'clock', everySeconds: null });
+    expect(await started('export')).toBeGreaterThanOrEqual(clockBefore + 3);
+    expect(await started('score')).toBeLessThanOrEqual(scoreAfter + 1);
+  });
+
   it('a schedule fires the job on its interval', async () => {
     await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'score', everySeconds: 1 });
     const scoreRuns = async () =>
@@ -113,6 +179,13 @@ describe('default schedules', () => {
     expect(every).toMatchObject({ 'ingest-devnet': 7, 'fetch-metadata-devnet': 300, score: 11 });
     expect(every).not.toHaveProperty('score-full');
   });
+  it('give a chain without an RPC URL a fetch-metadata schedule and no ingest schedule', () => {
+    const file = path.join(tempDataDir('jobs-no-rpc'), 'config.json');
+    writeFileSync(file, JSON.stringify({ chains: { base: {} } }));
+    const ids = defaultSchedules(loadConfig({ DATA_DIR: '/unused' }, file)).map((s) => s.scheduleId);
+    expect(ids).toContain('fetch-metadata-base');
+    expect(ids).not.toContain('ingest-base');
+  });
 });
 
 describe('runs cut off by a stop', () => {
@@ -135,6 +208,13 @@ describe('runs cut off by a stop', () => {
     } finally {
       await second.close();
     }
+  });
+  it('a stop lets a running job finish, and refuses new ones', async () => {
+    const server = await startServer(loadConfig({ DATA_DIR: tempDataDir('jobs-stop'), PORT: '0' }), silentLogger);
+    const run = await server.jobs.run('score', {});
+    await server.close();
+    await expect(run.done).resolves.toMatchObject({ kind: 'full' });
+    await expect(server.jobs.run('score', {})).rejects.toThrow(/^the job runner is stopping$/);
   });
 });
 
