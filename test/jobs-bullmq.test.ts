@@ -17,6 +17,10 @@ import { createAccount } from '../api/accounts.ts';
 import { repoRoot } from './helpers/cli.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { privateRedis, sharedRedisUrl, uniquePrefix } from './helpers/redis.ts';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { queueNames } from '../jobs/bullmq/connection.ts';
+import { runOperationIn } from '../api/admin/operations.ts';
 import { freePort } from './helpers/free-port.ts';
 
 function startWorker(env: Record<string, string>): { child: ChildProcess; ready: Promise<void>; output: () => string } {
@@ -115,7 +119,8 @@ describe('BullMQ runner', () => {
     const [first, second] = await Promise.all([server.jobs.run('export', {}), server.jobs.run('export', {})]);
     expect([first.deduplicated, second.deduplicated].sort()).toEqual([false, true]);
     expect(second.runId).toBe(first.runId);
-    await first.done;
+    // The duplicate settles with the first job's result, once it has finished.
+    expect(await second.done).toEqual(await first.done);
   });
 
   it('retries a failed job with backoff, recording the attempts that will be retried as retrying; bad input fails once', { timeout: 60_000 }, async () => {
@@ -136,12 +141,34 @@ describe('BullMQ runner', () => {
     await expect(ingest.done).rejects.toThrow(/failed after 1 attempt/);
     // Three attempts (exponential backoff), the first two recorded as retrying.
     expect(await states(ingest.runId)).toEqual(['running', 'retrying', 'running', 'retrying', 'running', 'failed']);
+    // The row that ends an attempt carries that attempt's start.
+    const starts = (await server.store.read(`SELECT started_at::VARCHAR AS s FROM job_runs WHERE run_id = $1 ORDER BY coalesce(finished_at, started_at), state = 'running' DESC`, [ingest.runId])).map((r) => String(r.s));
+    expect(new Set(starts).size).toBe(3);
+    expect([starts[1], starts[3], starts[5]]).toEqual([starts[0], starts[2], starts[4]]);
 
     // Bad input (no sanctions source configured) is not retried: one attempt, recorded as failed.
     const sanctions = await server.jobs.run('refresh-sanctions-list', {});
     await expect(sanctions.done).rejects.toThrow(/no sanctions list source/);
     await sleep(2_500);
     expect(await states(sanctions.runId)).toEqual(['running', 'failed']);
+  });
+
+  it('mirrors the schedules into BullMQ job schedulers with their interval, data and retries, and drops a removed one', { timeout: 60_000 }, async () => {
+    const prefix = uniquePrefix('schedulers');
+    const config = loadConfig({ DATA_DIR: tempDataDir('bullmq-schedulers'), PORT: '0', REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: prefix, SCORE_INTERVAL_SECONDS: '3600' });
+    const server = await startServer(config, silentLogger);
+    cleanups.push(() => server.close());
+    const ctx = { store: server.store, config, log: silentLogger, runs: server.runs, jobs: server.jobs };
+    const connection = new Redis(sharedRedisUrl, { maxRetriesPerRequest: null });
+    const queue = new Queue(queueNames.owner, { connection, prefix });
+    cleanups.push(async () => (await queue.close(), connection.disconnect()));
+    const schedulers = async () => Object.fromEntries((await queue.getJobSchedulers()).map((s) => [s.key, s]));
+
+    await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'nightly', name: 'export', everySeconds: 86_400 });
+    expect((await schedulers()).nightly).toMatchObject({ name: 'export', every: 86_400_000, template: { data: { data: {}, trigger: 'schedule' }, opts: { attempts: 3 } } });
+    expect((await schedulers())['score-full']).toMatchObject({ name: 'score', template: { data: { data: { full: true }, trigger: 'schedule' } } });
+    await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'nightly', everySeconds: null });
+    expect(Object.keys(await schedulers())).not.toContain('nightly');
   });
 
   it('answers 503 at once for work it cannot enqueue while Redis is down', { timeout: 60_000 }, async () => {
