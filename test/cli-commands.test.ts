@@ -129,4 +129,16 @@ describe('usage and limits of an enterprise account, and errors through a server
     expect(offline).toMatchObject({ code: 1, stdout: '', stderr: 'reputation: no account acc_nope\n' });
     expect(online).toEqual(offline);
   });
+
+  // README: with a server, `jobs run --no-wait` prints the run id at once (state queued); a followed job that fails exits 1 with its error.
+  it('jobs run through a server: --no-wait answers queued, a failed job exits 1 with its error', async () => {
+    serve ??= await startServe(dataDir, env);
+    const queued = await runCli(['jobs', 'run', 'score', '--no-wait'], env);
+    expect(queued.code, queued.stderr).toBe(0);
+    expect(queued.stdout).toMatch(/^run_id\s+state\s+deduplicated\n[- ]+\njob_\S+\s+queued\s+(true|false)\n/);
+    const failed = await runCli(['jobs', 'run', 'ingest', '--data', '{"chain":"nowhere"}'], env);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toBe('');
+    expect(failed.stderr).toMatch(/^reputation: job job_\S+ failed: chain nowhere is not configured; configured: none\n$/);
+  });
 });
