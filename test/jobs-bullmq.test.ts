@@ -108,6 +108,18 @@ describe('BullMQ runner', () => {
     expect(await stopWorker(worker)).toBe(0);
   });
 
+  // README, "Jobs": block ranges are read by the io queue's workers, two of them inside the owner.
+  it('the owner reads the block ranges itself when no worker runs', { timeout: 90_000 }, async () => {
+    const { devnet, scenario } = await chain();
+    const server = await startServer(
+      loadConfig({ DATA_DIR: tempDataDir('bullmq-owner-io'), PORT: '0', REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: uniquePrefix('owner-io'), RPC_URL_DEVNET: devnet.rpcUrl, INGEST_INTERVAL_SECONDS: '3600' }),
+      silentLogger,
+    );
+    cleanups.push(() => server.close());
+    await (await server.jobs.run('ingest', { chain: 'devnet' })).done;
+    expect(await chainCounts(server)).toEqual(expectedCounts(devnet, scenario));
+  });
+
   it('a duplicate request while the job is queued or running is a no-op', { timeout: 60_000 }, async () => {
     const { devnet } = await chain();
     const dataDir = tempDataDir('bullmq-dedup');
