@@ -68,6 +68,11 @@ export interface FamilyAddress {
   address: string;
 }
 
+/** The key of a listed (family, address): what a lookup finds and a refresh counts. */
+export function listingKey(family: string, address: string): string {
+  return `${family}\u0000${address}`;
+}
+
 export function familyOfListed(label: string, published: string): FamilyAddress {
   const address = normaliseAddress(published);
   return { family: familyOf(label, address), address };

@@ -13,7 +13,7 @@ import type { Store } from '../store/store.ts';
 import { sqlFile } from '../store/sql-files.ts';
 import type { Logger } from '../log.ts';
 import type { ListedAddress } from './listing.ts';
-import { familyOfListed, type SanctionsFamily } from './address-family.ts';
+import { familyOfListed, listingKey, type SanctionsFamily } from './address-family.ts';
 import { readListings, type SanctionsSource } from './read-listings.ts';
 import { defaultSourceLimits, type SourceLimits } from './read-source.ts';
 
@@ -62,8 +62,9 @@ export async function refreshSanctionsList(
   const rows = toRows(read.listed);
   // An empty list would clear every hit: it is a broken source, never a real publication.
   if (rows.length === 0) throw new Error(`${read.description}: no digital currency addresses found; keeping the previous list`);
+  const listed = new Set(rows.map((r) => listingKey(r.family, r.address)));
   const counts = {
-    addressCount: new Set(rows.map(addressKey)).size,
+    addressCount: listed.size,
     entryCount: new Set(rows.map((r) => r.sdnUid).filter((uid) => uid !== '')).size,
   };
   const unknown = rows.filter((r) => r.family === 'unknown');
@@ -76,7 +77,7 @@ export async function refreshSanctionsList(
     if (last?.source_sha256 === read.sha256) return false;
     if (!options.allowShrink) {
       const loaded = (await tx.all(sqlFile('sanctions/loaded_addresses'))) as { family: string; address: string }[];
-      refuseSharpDrop(read.description, loaded, new Set(rows.map(addressKey)));
+      refuseSharpDrop(read.description, loaded, listed);
     }
     await tx.run('DELETE FROM sanctioned_addresses');
     await tx.append('sanctioned_addresses', rows.map(toValues));
@@ -91,12 +92,8 @@ export async function refreshSanctionsList(
   return { changed, ...counts, sha256: read.sha256 };
 }
 
-function addressKey(r: { family: string; address: string }): string {
-  return `${r.family}\u0000${r.address}`;
-}
-
 function refuseSharpDrop(description: string, loaded: { family: string; address: string }[], kept: Set<string>): void {
-  const dropped = loaded.filter((r) => !kept.has(addressKey(r))).length;
+  const dropped = loaded.filter((r) => !kept.has(listingKey(r.family, r.address))).length;
   if (dropped <= loaded.length * maxUnconfirmedDrop) return;
   throw new ListShrinkError(
     `${description}: lacks ${dropped} of the ${loaded.length} loaded addresses (more than ${maxUnconfirmedDrop * 100}%); ` +

@@ -7,7 +7,7 @@
 import type { Store } from '../store/store.ts';
 import { readRows, type Row } from '../store/rows.ts';
 import { sqlFile } from '../store/sql-files.ts';
-import { normaliseAddress, sanctionsFamilies, type SanctionsFamily } from './address-family.ts';
+import { listingKey, normaliseAddress, sanctionsFamilies, type SanctionsFamily } from './address-family.ts';
 
 export type SanctionsCheck =
   | { status: 'clear' }
@@ -85,7 +85,7 @@ export function createSanctionsLookup(store: Store, options: SanctionsLookupOpti
         return { status: 'unavailable', reason: `the sanctions list could not be read: ${(err as Error).message}` };
       }
       if (!list) return { status: 'unavailable', reason: 'no sanctions list has been loaded' };
-      const hit = list.byKey.get(key(family, normaliseAddress(address)));
+      const hit = list.byKey.get(listingKey(family, normaliseAddress(address)));
       return hit ? { status: 'listed', sanctioned: true, ...hit } : { status: 'clear' };
     },
     async freshness() {
@@ -99,7 +99,7 @@ export function createSanctionsLookup(store: Store, options: SanctionsLookupOpti
 function buildIndex(latest: Row, rows: Row[]): Index {
   const byKey = new Map<string, Listing>();
   for (const row of rows) {
-    const k = key(String(row.family), String(row.address));
+    const k = listingKey(String(row.family), String(row.address));
     // Rows come ordered so that the first of an address is the listing to report.
     if (!byKey.has(k)) {
       byKey.set(k, { ofac_label: String(row.ofac_label), sdn_uid: String(row.sdn_uid), listed_at: row.listed_at === null ? null : String(row.listed_at) });
@@ -108,6 +108,3 @@ function buildIndex(latest: Row, rows: Row[]): Index {
   return { version: String(latest.version), loadedAt: String(latest.loaded_at), byKey };
 }
 
-function key(family: string, address: string): string {
-  return `${family}\u0000${address}`;
-}
