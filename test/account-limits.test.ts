@@ -67,8 +67,8 @@ describe('enterprise custom limits', () => {
     expect(seen.map((r) => [r.status, r.limit, r.remaining, r.quota, r.used])).toEqual([
       [404, '5', '4', '3', '2'],
       [404, '5', '3', '3', '3'],
-      // The third in one second meets the account's per-second rate.
-      [429, '2', '0', null, null],
+      // The third in one second meets the account's per-second rate: not counted, the quota shown.
+      [429, '2', '0', '3', '3'],
     ]);
     expect(seen[0]!.reset).toBe(reset);
     expect(seen[2]).toMatchObject({ code: 'rate_limited', message: expect.stringContaining('rate limit of this account (2 per second)') });
@@ -89,6 +89,12 @@ describe('enterprise custom limits', () => {
     const back = await limits(['--account', id, '--rate-per-second', 'default', '--rate-per-minute', 'default', '--json']);
     expect(back.json.limits).toEqual({ ratePerMinute: 6000, ratePerSecond: 100, includedCalls: 3, cacheTtlSeconds: 60 });
     expect(await lookup(api_key)).toMatchObject({ status: 404, limit: '6000', quota: '3', used: '7' });
+
+    // Without a quota a 429 has no quota headers either.
+    expect((await limits(['--account', id, '--rate-per-second', '1', '--quota', 'default', '--json'])).code).toBe(0);
+    now = new Date(now.getTime() + 1_000);
+    expect(await lookup(api_key)).toMatchObject({ status: 404, quota: null, used: null });
+    expect(await lookup(api_key)).toMatchObject({ status: 429, code: 'rate_limited', quota: null, used: null, reset: null });
   });
 
   // An account's own limits reach only that account's keys in the running server, not other accounts'.

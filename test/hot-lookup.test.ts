@@ -261,7 +261,7 @@ describe('hot path of cached lookups', () => {
     await step(() => lookup(api_key)); // past the free quota
     expect(seen).toEqual([
       'Koa 200 ok used 4997 remaining 59',
-      'Koa 429 rate_limited used undefined remaining 0',
+      'Koa 429 rate_limited used 4997 remaining 0',
       'hot 200 ok used 4998 remaining 58',
       'Koa 200 ok used 4999 remaining 57',
       'hot 200 ok used 5000 remaining 56',

@@ -188,8 +188,10 @@ describe('plans, limits and usage over HTTP', () => {
     expect(second.headers.get('x-ratelimit-limit')).toBe('1');
     expect(second.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(second.headers.get('x-ratelimit-reset')).toBe(String(Math.floor(now.getTime() / 1_000) + 1));
-    // Refused requests use neither the rate nor the quota.
-    expect(second.headers.get('x-quota-used')).toBeNull();
+    // Refused requests use neither the rate nor the quota; the 429 shows the quota as it stands.
+    expect(second.headers.get('x-quota-used')).toBe('1');
+    expect(second.headers.get('x-quota-limit')).toBe(first.headers.get('x-quota-limit'));
+    expect(second.headers.get('x-quota-reset')).toBe(first.headers.get('x-quota-reset'));
     tick(600);
     const third = await lookup(api_key);
     expect(third.status).toBe(200);
@@ -314,6 +316,23 @@ describe('plans, limits and usage over HTTP', () => {
     expect(shown.code).toBe(0);
     const report = JSON.parse(shown.stdout.trim().split('\n').at(-1)!);
     expect(report.current).toMatchObject({ calls: 100_003, included: 100_000, overage_calls: 3, overage_usd: 0.0015, status: 'open', plan: 'starter' });
+  });
+
+  it('a 429 rate_limited shows the quota as stored, also on a route that counts nothing and before any counted call', async () => {
+    const { id, api_key } = await account('free');
+    const created = await createdAt(id);
+    const cycle = cycleAt(created, now);
+    await seedUsage(id, 'free', cycle.start, cycle.end, 42);
+    tick();
+    const stats = () => fetch(`${server.url}/v1/stats`, { headers: { 'X-API-Key': api_key } });
+    expect((await stats()).headers.get('x-quota-used')).toBeNull();
+    const refused = await stats();
+    expect(refused.status).toBe(429);
+    expect([refused.headers.get('x-quota-limit'), refused.headers.get('x-quota-used'), refused.headers.get('x-quota-reset')]).toEqual([
+      '5000',
+      '42',
+      cycle.end.toISOString(),
+    ]);
   });
 
   it('enterprise has no quota: no X-Quota-* headers, rate limit headers still', async () => {

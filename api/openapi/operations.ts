@@ -22,7 +22,7 @@ export const responseHeaders = {
   'X-RateLimit-Reset': { description: 'Unix time in seconds when the refusing or current window resets.', type: 'integer' },
   'Retry-After': { description: 'Whole seconds to wait before retrying (at least 1).', type: 'integer' },
   'X-Quota-Limit': { description: 'Calls included per billing cycle (plans with a quota only).', type: 'integer' },
-  'X-Quota-Used': { description: 'Calls counted in this billing cycle, this request included.', type: 'integer' },
+  'X-Quota-Used': { description: 'Calls counted in this billing cycle, this request included (a refused request is not counted).', type: 'integer' },
   'X-Quota-Reset': { description: 'ISO-8601 end of the billing cycle, when usage resets.', type: 'string' },
   'Cache-Control': { description: 'How long the answer may be reused.', type: 'string' },
   'X-Signature': { description: 'Enterprise keys: base64 Ed25519 signature of `${X-Signature-Timestamp}.` + the body bytes.', type: 'string' },
@@ -84,8 +84,10 @@ function errors(codes: readonly ErrorCode[], options: { apiKey: boolean; metered
     if ((options.apiKey && !beforeLimits) || options.perIp) headers.push(...rateHeaders);
     if (group.includes('rate_limited')) headers.push('Retry-After');
     // Counted calls carry the quota from the count on, including a 404 after it; a 5xx after it is
-    // taken back (api/usage/meter.ts, refundFailedRequest) and carries none.
-    if (options.metered && (group.includes('quota_exceeded') || status === 404)) headers.push(...quotaHeaders);
+    // taken back (api/usage/meter.ts, refundFailedRequest) and carries none. A 429 rate_limited
+    // carries it on every route behind the key (api/usage/middleware.ts).
+    const quota = options.metered && (group.includes('quota_exceeded') || status === 404);
+    if (quota || (options.apiKey && group.includes('rate_limited'))) headers.push(...quotaHeaders);
     if (options.apiKey) headers.push(...signed);
     out[status] = { description: group.map((c) => errorMeanings[c] ?? c).join('; '), body: s.errorBody(group), headers, errorCodes: group };
   }

@@ -7,8 +7,9 @@
 // batch is one call per address; /health, /v1/stats and the legacy endpoints never call it. A
 // request the service then fails (a 5xx) is taken back by the error middleware (refundFailedRequest).
 // Plans with a quota get X-Quota-Limit / X-Quota-Used / X-Quota-Reset (ISO-8601 end of the cycle;
-// `never` for a quota without a period, which no plan has today) on success and on 429
-// quota_exceeded; plans without a quota (enterprise) get none. Free stops at its included calls
+// `never` for a quota without a period, which no plan has today) on success and on a 429
+// (quota_exceeded, and rate_limited with the calls used so far: api/usage/middleware.ts); plans
+// without a quota (enterprise) get none. Free stops at its included calls
 // (it has no overage price); paid plans keep serving and the calls past the quota are overage.
 // An enterprise account with its own included calls (api/usage/limits.ts) gets the headers for
 // that quota, and the calls past it are overage by contract.
@@ -134,6 +135,18 @@ export class UsageMeter {
     if (counter === undefined) return undefined;
     const charge: Charge = { counter, account, calls, limit: accountLimits(account).includedCalls };
     return refuses(charge) ? undefined : charge;
+  }
+
+  /**
+   * The account's quota as it stands, without counting anything (the X-Quota-* headers of a
+   * request refused before it was counted: 429 rate_limited); null for plans without one.
+   */
+  async quota(account: MeteredAccount): Promise<QuotaState | null> {
+    const limit = accountLimits(account).includedCalls;
+    if (limit === null) return null;
+    const now = this.now();
+    const counter = this.currentCounter(account.accountId, now) ?? (await this.loadCurrentCounter(account.accountId, now));
+    return { limit, used: counter.used, reset: counter.reset };
   }
 
   /** Counts an accepted charge; the quota after it, or null for plans without one. */
