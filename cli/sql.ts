@@ -22,12 +22,15 @@ export function registerSqlCommand(program: Command, config: () => Config): void
   program
     .command('sql')
     .description('run one read-only SQL query over the latest Parquet export (DATA_DIR/exports/latest); works while the server runs')
-    .argument('<query>', 'one SELECT, EXPLAIN, DESCRIBE, SHOW or SUMMARIZE statement')
+    .argument('<query>', 'one SELECT, EXPLAIN, DESCRIBE, SHOW or SUMMARIZE statement; - reads it from standard input')
     .addOption(new Option('--format <format>', 'output format; json is one object per line').choices(formats).default('table'))
     .option('--out <file>', 'write the result to this file instead of standard output (required for parquet)')
     .option('--limit <rows>', 'at most this many rows', wholeNumber())
     .addHelpText('after', `\nViews, one per file of the export (columns: docs/analytics.md):\n${viewList}\n`)
-    .action(async (query: string, opts: SqlOptions) => {
+    .action(async (argument: string, opts: SqlOptions) => {
+      // `-`: a query kept in a file (`reputation sql - < query.sql`), or one that starts with a
+      // `--` comment, which the command line would take for an option.
+      const query = argument === '-' ? await readStdin() : argument;
       // Loaded here: DuckDB takes a while to load, which every other command would pay.
       const { queryLatestExport } = await import('../pipeline/export/query-exports.ts');
       const dataDir = config().dataDir;
@@ -45,4 +48,11 @@ export function registerSqlCommand(program: Command, config: () => Config): void
       if (opts.format === 'table' && process.stdout.isTTY) process.stderr.write(`-- export run=${result.run.runId} (${result.run.directory})\n`);
       process.stdout.write(text);
     });
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new UsageError('`-` reads the query from standard input: redirect a file or pipe it in');
+  let text = '';
+  for await (const chunk of process.stdin.setEncoding('utf8')) text += chunk;
+  return text;
 }

@@ -188,6 +188,17 @@ describe('reputation sql', () => {
     expect(empty.stdout).toBe('address\n');
   });
 
+  it('reads the query from standard input with -, also one that starts with a -- comment', async () => {
+    const query = '-- grades, best first\nSELECT grade FROM scores\nORDER BY grade;\n';
+    // As an argument the comment reads as an option; `-` or `--` before it passes it.
+    expect((await sql(query)).code).toBe(2);
+    expect(await runCli(['sql', '-', '--format', 'csv'], env, undefined, query)).toMatchObject({ code: 0, stdout: 'grade\nA\nC\nF\n', stderr: '' });
+    expect(await sql('--format', 'csv', '--', query)).toMatchObject({ code: 0, stdout: 'grade\nA\nC\nF\n' });
+    // Standard input is checked like an argument: one read-only statement.
+    expect(await runCli(['sql', '-'], env, undefined, 'DELETE FROM scores')).toMatchObject({ code: 1, stderr: expect.stringContaining('only read-only queries') });
+    expect(await runCli(['sql', '-'], env, undefined, '')).toMatchObject({ code: 1, stdout: '', stderr: 'reputation: give exactly one SQL statement\n' });
+  });
+
   it('writes to --out instead of stdout, and Parquet with --format parquet', async () => {
     const csvFile = path.join(dataDir, 'grades.csv');
     const csv = await sql('SELECT grade FROM scores ORDER BY grade', '--format', 'csv', '--out', csvFile);

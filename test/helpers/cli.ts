@@ -22,10 +22,14 @@ export function cliEnv(dataDir: string, extra: Record<string, string> = {}): Nod
   return env;
 }
 
-/** Runs the CLI in `cwd` (the repository root unless told) and collects its output and exit code. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd = repoRoot): Promise<CliResult> {
+/**
+ * Runs the CLI in `cwd` (the repository root unless told) and collects its output and exit code;
+ * `input` is written to its standard input, which is then closed.
+ */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd = repoRoot, input?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], { env, cwd });
+    if (input !== undefined) child.stdin.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));
