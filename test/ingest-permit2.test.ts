@@ -1,5 +1,5 @@
 // x402 payments settled through the Permit2 proxy (tokens without EIP-3009): the proxy's
-// Settled() in the same transaction makes the token Transfer a candidate payment, and the
+// Settled() or SettledWithPermit() in the same transaction makes the token Transfer a candidate payment, and the
 // submitter decides whether it is verified. A transferFrom by any other spender is not a payment.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseUnits, type PrivateKeyAccount as Account } from 'viem';
@@ -30,10 +30,11 @@ describe('Permit2 proxy settlements', () => {
   it('are ingested as x402 payments, verified when a known facilitator submitted them', async () => {
     const { publicClient, walletClient } = devnetClients(devnet);
     const [payer, otherPayer, merchant, outsider, spender] = [1, 2, 7, 10, 11].map((i) => devnet.accounts[i]!) as [Account, Account, Account, Account, Account];
-    const settle = (p: typeof payer, value: string, submitter: `0x${string}`) =>
-      settleThroughPermit2Proxy({ publicClient, walletClient, token: devnet.token.address, proxy: devnet.permit2Proxy.address, payer: p, to: merchant.address, value: parseUnits(value, 6), submitter });
+    const settle = (p: typeof payer, value: string, submitter: `0x${string}`, withPermit = false) =>
+      settleThroughPermit2Proxy({ publicClient, walletClient, token: devnet.token.address, proxy: devnet.permit2Proxy.address, payer: p, to: merchant.address, value: parseUnits(value, 6), submitter, withPermit });
     const verified1 = await settle(payer, '1.5', devnet.facilitators[0]!);
-    const verified2 = await settle(otherPayer, '2', devnet.facilitators[1]!);
+    // The proxy's other entry point: a settlement that carried an EIP-2612 permit.
+    const verified2 = await settle(otherPayer, '2', devnet.facilitators[1]!, true);
     const candidate = await settle(payer, '0.25', outsider.address);
     // Not through the proxy: an approval and a transferFrom by some other spender.
     const { abi } = loadArtifact('Eip3009Token');
@@ -50,7 +51,12 @@ describe('Permit2 proxy settlements', () => {
       { tx_hash: verified1.txHash, payer: payer.address.toLowerCase(), payee: merchant.address.toLowerCase(), value: '1500000', verified: true, submitter: devnet.facilitators[0]!.toLowerCase() },
       { tx_hash: verified2.txHash, payer: otherPayer.address.toLowerCase(), payee: merchant.address.toLowerCase(), value: '2000000', verified: true, submitter: devnet.facilitators[1]!.toLowerCase() },
     ]);
-    const [events] = await store.read(`SELECT list(DISTINCT event) AS events, count(*)::INTEGER AS n FROM permit2_settlements`);
-    expect(events).toEqual({ events: ['Settled'], n: 3 });
+    const events = await store.read(`SELECT tx_hash, event FROM permit2_settlements ORDER BY event, tx_hash`);
+    expect(events).toEqual(
+      [
+        ...[verified1, candidate].map((s) => ({ tx_hash: s.txHash, event: 'Settled' })).sort((a, b) => a.tx_hash.localeCompare(b.tx_hash)),
+        { tx_hash: verified2.txHash, event: 'SettledWithPermit' },
+      ],
+    );
   });
 });
