@@ -192,6 +192,74 @@ describe('reorg seen by one source only', () => {
     }));
 });
 
+describe('sources that stored different forks', () => {
+  // Two reorgs: the identity source stored branch P, the token source branch R and then R above
+  // the point where R' replaced it. The token source's stored blocks match the node up to that
+  // point, the identity source's only up to where P began: the rollback goes to the lower one, or
+  // the identity source would keep P's rows.
+  it('rolls every source back to the lowest common ancestor any of them found', () =>
+    withSmallRangeDevnet('reorg-two-forks', async ({ devnet, store, chain, testClient, pay }) => {
+      const { publicClient, walletClient } = devnetClients(devnet);
+      const rpc = createChainRpc(chain);
+      const ingestOne = async (source: 'identity' | 'token') =>
+        ingestSource({ store, fetchChunk: localChunkFetcher(() => rpc), chain, source: sourceOf(chain, source), log: silentLogger, head: await rpc.getBlockNumber() });
+      await ingestChain({ store, chain, log: silentLogger });
+      const start = await rpc.getBlockNumber();
+
+      const beforeP = await testClient.snapshot();
+      const identity = loadArtifact('IdentityRegistry').abi;
+      const register = await walletClient.writeContract({ chain: null, account: devnet.accounts[1]!, address: devnet.identityRegistry.address, abi: identity, functionName: 'register', args: ['https://branch-p.example/agent.json'] });
+      await publicClient.waitForTransactionReceipt({ hash: register });
+      await testClient.mine({ blocks: 9 });
+      await ingestOne('identity');
+      expect(await store.read(`SELECT count(*)::INTEGER AS n FROM agent_registrations`)).toEqual([{ n: 1 }]);
+
+      await testClient.revert({ id: beforeP });
+      await pay('branch-r', 8);
+      await testClient.mine({ blocks: 9 });
+      const beforeRPrime = await testClient.snapshot();
+      await testClient.mine({ blocks: 5 });
+      await ingestOne('token');
+      await testClient.revert({ id: beforeRPrime });
+      await pay('branch-r-prime', 7);
+      await testClient.mine({ blocks: 9 });
+
+      expect(await rollBackReorg({ store, rpc, chain: 'devnet', log: silentLogger })).toEqual({ reorged: true, ancestor: start });
+      await ingestChain({ store, chain, log: silentLogger });
+      expect(await store.read(`SELECT count(*)::INTEGER AS n FROM agent_registrations`)).toEqual([{ n: 0 }]);
+      expect(await balancesFromStore(store, devnet.accounts[8]!.address)).toBe(1_000_000n);
+      expect(await balancesFromStore(store, devnet.accounts[7]!.address)).toBe(1_000_000n);
+    }));
+});
+
+describe('a fork deeper than a page of stored blocks', () => {
+  it('pages down past a page of stored blocks none of which is on the node', () =>
+    withSmallRangeDevnet('reorg-deep', async ({ devnet, store, chain, testClient, pay }) => {
+      const rpc = createChainRpc(chain);
+      const oneBlockRanges = { ...chain, maxBlockRange: 1 };
+      await ingestChain({ store, chain: oneBlockRanges, log: silentLogger, only: 'token' });
+      const start = await rpc.getBlockNumber();
+      const kept = await store.read(`SELECT count(*)::INTEGER AS n FROM chain_blocks`);
+
+      const snapshot = await testClient.snapshot();
+      await pay('old-branch', 9);
+      await testClient.mine({ blocks: 79 });
+      await ingestChain({ store, chain: oneBlockRanges, log: silentLogger, only: 'token' });
+      // A stored block for each of the 80 blocks of the old branch: more than one page (64).
+      expect(await store.read(`SELECT count(*)::INTEGER AS n FROM chain_blocks WHERE block_number > $1`, [start])).toEqual([{ n: 80 }]);
+      await testClient.revert({ id: snapshot });
+      await pay('new-branch', 8);
+      await testClient.mine({ blocks: 85 });
+
+      expect(await rollBackReorg({ store, rpc, chain: 'devnet', log: silentLogger })).toEqual({ reorged: true, ancestor: start });
+      // Nothing at or below the ancestor was lost.
+      expect(await store.read(`SELECT count(*)::INTEGER AS n FROM chain_blocks`)).toEqual(kept);
+      await ingestChain({ store, chain, log: silentLogger, only: 'token' });
+      expect(await balancesFromStore(store, devnet.accounts[9]!.address)).toBe(0n);
+      expect(await balancesFromStore(store, devnet.accounts[8]!.address)).toBe(1_000_000n);
+    }));
+});
+
 describe('a reorg between the reorg check and a range', () => {
   it('writes nothing when a range does not follow the cursor\'s block: ChunkDoesNotFollowError', () =>
     withSmallRangeDevnet('reorg-under-ingest', async ({ devnet, store, chain, forkAfterTokenIngest }) => {
