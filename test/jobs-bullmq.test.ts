@@ -17,9 +17,10 @@ import { createAccount } from '../api/accounts.ts';
 import { repoRoot } from './helpers/cli.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { privateRedis, sharedRedisUrl, uniquePrefix } from './helpers/redis.ts';
-import { Queue } from 'bullmq';
+import { Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { queueNames } from '../jobs/bullmq/connection.ts';
+import { startIoWorker } from '../jobs/bullmq/io-worker.ts';
 import { runOperationIn } from '../api/admin/operations.ts';
 import { freePort } from './helpers/free-port.ts';
 
@@ -163,6 +164,25 @@ describe('BullMQ runner', () => {
     await expect(sanctions.done).rejects.toThrow(/no sanctions list source/);
     await sleep(2_500);
     expect(await states(sanctions.runId)).toEqual(['running', 'failed']);
+  });
+
+  it('an io worker without the chain of a range fails it on the first attempt, naming the setting', { timeout: 60_000 }, async () => {
+    const prefix = uniquePrefix('io-no-chain');
+    const config = loadConfig({ DATA_DIR: tempDataDir('io-no-chain'), REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: prefix });
+    const worker = startIoWorker(config, silentLogger);
+    cleanups.push(() => worker.close());
+    await worker.waitUntilReady();
+    const queue = new Queue(queueNames.io, { connection: { url: sharedRedisUrl }, prefix });
+    cleanups.push(() => queue.close());
+    // As the owner's fetcher adds a range: five attempts with backoff.
+    const job = await queue.add('fetch-chunk', { chain: 'ghost', source: 'token', from: '1', to: '2' }, { attempts: 5, backoff: { type: 'exponential', delay: 500 } });
+    let state = await job.getState();
+    for (let waited = 0; state !== 'failed' && waited < 20_000; waited += 50) {
+      await sleep(50);
+      state = await job.getState();
+    }
+    const failed = await Job.fromId(queue, job.id!);
+    expect([state, failed!.attemptsMade, failed!.failedReason]).toEqual(['failed', 1, 'this worker has no chain ghost configured (set RPC_URL_GHOST)']);
   });
 
   it('mirrors the schedules into BullMQ job schedulers with their interval, data and retries, and drops a removed one', { timeout: 60_000 }, async () => {
