@@ -93,11 +93,14 @@ describe('jobs commands without a server', () => {
   // jobs status --json: one JSON object per line, newest first, with the run's state and result.
   it('status --json lists runs as JSON lines', async () => {
     expect((await runCli(['jobs', 'run', 'score'], env)).code).toBe(0);
+    expect((await runCli(['jobs', 'run', 'score'], env)).code).toBe(0);
     const status = await runCli(['jobs', 'status', '--json'], env);
     expect(status.code, status.stderr).toBe(0);
-    const [run] = jsonLines(status.stdout);
-    expect(run).toMatchObject({ job_name: 'score', state: 'completed', trigger: 'manual', error: null, progress: null });
-    expect(JSON.parse(String(run!.result))).toMatchObject({ kind: 'full', addressCount: 0 });
+    const [newest, first] = jsonLines(status.stdout);
+    expect(first).toMatchObject({ job_name: 'score', state: 'completed', trigger: 'manual', error: null, progress: null });
+    expect(JSON.parse(String(first!.result))).toMatchObject({ kind: 'full', addressCount: 0 });
+    // Newest first: the second run found the first and had nothing new to read.
+    expect(JSON.parse(String(newest!.result))).toMatchObject({ kind: 'incremental', runId: 2 });
   });
 });
 
