@@ -3,8 +3,11 @@
 // usage and limits, and errors that read the same with and without a server.
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { cliEnv, runCli, startServe, stopServe, type ServeProcess } from './helpers/cli.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { cliEnv, runCli, spawnCli, startServe, stopServe, type ServeProcess } from './helpers/cli.ts';
 import { tempDataDir } from './helpers/temp.ts';
 
 const jsonLines = (stdout: string) => stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -143,5 +146,48 @@ describe('usage and limits of an enterprise account, and errors through a server
     expect(failed.code).toBe(1);
     expect(failed.stdout).toBe('');
     expect(failed.stderr).toMatch(/^reputation: job job_\S+ failed: chain nowhere is not configured; configured: none\n$/);
+  });
+});
+
+describe('a job asked for again while it runs', () => {
+  it('the second command says it follows the running job, and both end with its outcome', { timeout: 60_000 }, async () => {
+    // An RPC endpoint that holds every request until released, then answers HTTP 404.
+    const held: http.ServerResponse[] = [];
+    let released = false;
+    const refuse = (res: http.ServerResponse) => res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    const rpc = http.createServer((_req, res) => (released ? refuse(res) : held.push(res)));
+    const release = () => {
+      released = true;
+      for (const res of held.splice(0)) refuse(res);
+    };
+    await new Promise<void>((resolve) => rpc.listen(0, '127.0.0.1', resolve));
+    const dataDir = tempDataDir('cli-duplicate-job');
+    const env = cliEnv(dataDir, { RPC_URL_DEVNET: `http://127.0.0.1:${(rpc.address() as AddressInfo).port}`, INGEST_INTERVAL_SECONDS: '3600' });
+    const serve = await startServe(dataDir, env);
+    try {
+      const waitFor = async (what: string, seen: () => boolean) => {
+        for (let waited = 0; !seen() && waited < 20_000; waited += 20) await sleep(20);
+        expect(seen(), what).toBe(true);
+      };
+      const first = spawnCli(['ingest', '--chain', 'devnet'], env);
+      await waitFor('the job waiting on the node', () => held.length > 0);
+      const second = spawnCli(['ingest', '--chain', 'devnet'], env);
+      await waitFor('the notice', () => second.output().stderr.includes('already queued or running'));
+      expect(second.output().code).toBeNull();
+      release();
+      const [one, two] = await Promise.all([first.done, second.done]);
+      const runId = /\(([^)]+)\); following it\n/.exec(two.stderr)?.[1];
+      expect(two.stderr).toMatch(/^the same ingest job is already queued or running \(job_\S+\); following it\n/);
+      // Both followed the one run to its failure.
+      for (const result of [one, two]) {
+        expect(result.code).toBe(1);
+        expect(result.stderr).toContain(`reputation: job ${runId} failed: `);
+      }
+      expect(one.stderr).not.toContain('already queued or running');
+    } finally {
+      release();
+      await stopServe(serve);
+      await new Promise((resolve) => rpc.close(resolve));
+    }
   });
 });

@@ -27,16 +27,21 @@ export function cliEnv(dataDir: string, extra: Record<string, string> = {}): Nod
  * `input` is written to its standard input, which is then closed.
  */
 export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd = repoRoot, input?: string): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env, cwd });
-    if (input !== undefined) child.stdin.end(input);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
-    child.stderr.on('data', (d: Buffer) => (stderr += d));
+  return spawnCli(args, env, cwd, input).done;
+}
+
+/** runCli() that also shows the output so far while the command runs. */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv, cwd = repoRoot, input?: string): { output(): CliResult; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [bin, ...args], { env, cwd });
+  if (input !== undefined) child.stdin.end(input);
+  const out: CliResult = { code: null, stdout: '', stderr: '' };
+  child.stdout.on('data', (d: Buffer) => (out.stdout += d));
+  child.stderr.on('data', (d: Buffer) => (out.stderr += d));
+  const done = new Promise<CliResult>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => resolve({ ...out, code: (out.code = code) }));
   });
+  return { output: () => ({ ...out }), done };
 }
 
 export interface ServeProcess {
