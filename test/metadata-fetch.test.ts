@@ -228,7 +228,7 @@ describe('fetchRegistrationFile without a network', () => {
   });
 
   it('reports unsupported and malformed URIs without throwing', async () => {
-    for (const uri of ['', '   ', 'ar://abc', 'ftp://example.com/a.json', 'agent.json', 'data:application/json;base64', 'https://', 'ipfs://']) {
+    for (const uri of ['', '   ', 'ar://abc', 'ftp://example.com/a.json', 'agent.json', 'data:application/json;base64', 'https://', 'ipfs://', 'ipfs://bafyloopback/..\\..\\admin']) {
       expect(await fetchRegistrationFile(uri), JSON.stringify(uri)).toMatchObject({ ok: false, status: 'unsupported_uri' });
     }
     expect(await fetchRegistrationFile('data:application/json;base64,bm90IGpzb24=')).toMatchObject({ ok: false, status: 'invalid_json' });

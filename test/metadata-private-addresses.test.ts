@@ -16,6 +16,10 @@ describe('ipfsGatewayUrl', () => {
   it('refuses dot segments that would leave /ipfs/ on the gateway', () => {
     expect(ipfsGatewayUrl('ipfs://QmAbc/../../admin', 'https://gw.example/ipfs/')).toBeNull();
     expect(ipfsGatewayUrl('ipfs://QmAbc/%2E%2E/admin', 'https://gw.example/ipfs/')).toBeNull();
+    // URL parsing reads a backslash as "/" and drops tabs: dot segments spelled so climb out too.
+    for (const uri of ['ipfs://QmAbc/..\\..\\admin', 'ipfs://QmAbc/%2e%2e\\admin', 'ipfs://QmAbc/.\t./.\t./admin', 'ipfs://QmAbc/../QmAbcd']) {
+      expect(ipfsGatewayUrl(uri, 'https://gw.example/ipfs/'), JSON.stringify(uri)).toBeNull();
+    }
     expect(ipfsGatewayUrl('ipfs://QmAbc/agent.json', 'https://gw.example/ipfs/')).toBe('https://gw.example/ipfs/QmAbc/agent.json');
   });
 });

@@ -45,9 +45,17 @@ export function ipfsGatewayUrl(uri: string, gateway: string): string | null {
   const rest = uri.replace(/^ipfs:\/*(ipfs\/)?/i, '');
   const [cid, ...path] = rest.split('/');
   if (!cid || !/^[A-Za-z0-9]+$/.test(cid)) return null;
-  // Dot segments (plain or percent-encoded) would climb out of /ipfs/ on the gateway's host.
-  if (path.some((segment) => /^(\.|%2e){1,2}$/i.test(segment))) return null;
-  return `${gateway.endsWith('/') ? gateway : `${gateway}/`}${[cid, ...path].join('/')}`;
+  const root = `${gateway.endsWith('/') ? gateway : `${gateway}/`}${cid}`;
+  const url = [root, ...path].join('/');
+  // Dot segments would climb out of /ipfs/CID on the gateway's host, and URL parsing finds them
+  // in more spellings than a pattern would: percent-encoded, split by a tab (dropped), or ended by
+  // a backslash (read as "/"). So the URL is parsed as the fetch will parse it, and must stay below.
+  try {
+    if (!`${new URL(url).pathname}/`.startsWith(`${new URL(root).pathname}/`)) return null;
+  } catch {
+    return null;
+  }
+  return url;
 }
 
 async function fromHttp(kind: RegistrationKind, url: string, options: FetchOptions): Promise<FetchRegistrationResult> {
