@@ -27,6 +27,12 @@ beforeAll(async () => {
         res.writeHead(200, { 'content-type': 'application/json' });
         return void res.end('{' + ' '.repeat(Number(sized[1]) - 2) + '}');
       }
+      // The same, with its length declared up front.
+      const declared = /^\/declared\/(\d+)$/.exec(url.pathname);
+      if (declared) {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': declared[1] });
+        return void res.end('{' + ' '.repeat(Number(declared[1]) - 2) + '}');
+      }
       if (url.pathname === '/slower-than-default') {
         await sleep(5_600);
         return sendJson(res, registration);
@@ -69,8 +75,20 @@ beforeAll(async () => {
         case '/to-file':
           res.writeHead(307, { location: 'file:///etc/passwd' });
           return void res.end();
+        case '/by-query':
+          return sendJson(res, { query: url.search });
+        case '/multiple-choices':
+          res.writeHead(300, { location: '/agent.json' });
+          return void res.end();
+        case '/choices-without-location':
+          return sendJson(res, registration, 300);
+        case '/to-invalid':
+          res.writeHead(302, { location: 'http://[oops/agent.json' });
+          return void res.end();
         case '/unavailable':
           return sendJson(res, { error: 'maintenance' }, 503);
+        case '/crashed':
+          return sendJson(res, { error: 'internal' }, 500);
         case '/busy':
           return sendJson(res, { error: 'slow down' }, 429);
         case '/html':
@@ -108,6 +126,7 @@ describe('fetchRegistrationFile over https', () => {
   it('reports HTTP errors (5xx and 429 apart: transient) and non-JSON bodies', async () => {
     expect(await fetchRegistrationFile(`${origin.origin}/missing.json`, options)).toMatchObject({ ok: false, status: 'http_error', error: expect.stringMatching(/^HTTP 404 /) });
     expect(await fetchRegistrationFile(`${origin.origin}/unavailable`, options)).toMatchObject({ ok: false, status: 'server_error', error: expect.stringMatching(/^HTTP 503 /) });
+    expect(await fetchRegistrationFile(`${origin.origin}/crashed`, options)).toMatchObject({ ok: false, status: 'server_error', error: expect.stringMatching(/^HTTP 500 /) });
     expect(await fetchRegistrationFile(`${origin.origin}/busy`, options)).toMatchObject({ ok: false, status: 'server_error', error: expect.stringMatching(/^HTTP 429 /) });
     expect(await fetchRegistrationFile(`${origin.origin}/html`, options)).toMatchObject({ ok: false, status: 'invalid_json' });
   });
@@ -126,6 +145,18 @@ describe('fetchRegistrationFile over https', () => {
     expect(chunked).toMatchObject({ ok: false, status: 'too_large' });
     const declared = await fetchRegistrationFile(`${origin.origin}/big-declared`, options);
     expect(declared).toMatchObject({ ok: false, status: 'too_large' });
+  });
+
+  it('takes a body of exactly maxBytes, whether its length is declared or not', async () => {
+    const small = { ...options, maxBytes: 1_000 };
+    for (const path of ['/declared', '/sized']) {
+      expect(await fetchRegistrationFile(`${origin.origin}${path}/1000`, small), path).toMatchObject({ ok: true, body: {} });
+      expect(await fetchRegistrationFile(`${origin.origin}${path}/1001`, small), path).toMatchObject({ ok: false, status: 'too_large' });
+    }
+  });
+
+  it('sends the query string', async () => {
+    expect(await fetchRegistrationFile(`${origin.origin}/by-query?agent=7`, options)).toMatchObject({ ok: true, body: { query: '?agent=7' } });
   });
 
   it('limits a file to 256 KiB and 5 s by default', { timeout: 15_000 }, async () => {
@@ -147,8 +178,13 @@ describe('fetchRegistrationFile over https', () => {
     });
   });
 
-  it('refuses redirects to schemes other than http and https', async () => {
-    for (const path of ['/to-ftp', '/to-file']) {
+  it('follows any 3xx with a Location, and takes one without as an HTTP error', async () => {
+    expect(await fetchRegistrationFile(`${origin.origin}/multiple-choices`, options)).toMatchObject({ ok: true, body: registration });
+    expect(await fetchRegistrationFile(`${origin.origin}/choices-without-location`, options)).toMatchObject({ ok: false, status: 'http_error' });
+  });
+
+  it('refuses redirects to schemes other than http and https, and to a Location that is no URL', async () => {
+    for (const path of ['/to-ftp', '/to-file', '/to-invalid']) {
       expect(await fetchRegistrationFile(`${origin.origin}${path}`, options)).toMatchObject({ ok: false, status: 'redirect_refused' });
     }
   });
@@ -169,6 +205,12 @@ describe('fetchRegistrationFile over https', () => {
     }
     // The same server is fine once private addresses are allowed (tests, the local demo).
     expect(await fetchRegistrationFile(`${localhost}/agent.json`, options)).toMatchObject({ ok: true });
+  });
+
+  it('refuses private addresses when allowPrivateAddresses is not given', async () => {
+    const { ca, ipfsGateway } = options;
+    expect(await fetchRegistrationFile(`${origin.origin}/agent.json`, { ca })).toMatchObject({ ok: false, status: 'private_address' });
+    expect(await fetchRegistrationFile('ipfs://bafyloopback', { ipfsGateway })).toMatchObject({ ok: false, status: 'private_address' });
   });
 
   it('reports names that do not resolve as network errors', async () => {
@@ -215,6 +257,26 @@ describe('fetchRegistrationFile without a network', () => {
     });
     // Raw JSON with a stray "%" cannot be percent-decoded and is taken as written.
     expect(await fetchRegistrationFile(`data:application/json,${JSON.stringify(withPercent)}`)).toMatchObject({ ok: true, body: withPercent });
+  });
+
+  it('reads data: URIs whatever the case of the scheme and parameters, percent-encoded base64, and raw JSON over several lines', async () => {
+    // One byte more than a multiple of 3, so the base64 ends in "==", which percent-encodes.
+    const padded = Buffer.from(`${registrationText} `).toString('base64');
+    expect(padded).toMatch(/==$/);
+    for (const uri of [
+      `DATA:application/json;base64,${padded}`,
+      `data:application/json;BASE64,${padded}`,
+      `data:application/json;base64,${encodeURIComponent(padded)}`,
+      `data:application/json,${JSON.stringify(registration, null, 2)}`,
+    ]) {
+      expect(await fetchRegistrationFile(uri), uri).toMatchObject({ ok: true, kind: 'data', body: registration });
+    }
+  });
+
+  it('limits inline documents to 256 KiB by default', async () => {
+    const big = JSON.stringify({ name: 'x'.repeat(256 * 1024) });
+    expect(await fetchRegistrationFile(big)).toMatchObject({ ok: false, status: 'too_large' });
+    expect(await fetchRegistrationFile(`data:application/json,${big}`)).toMatchObject({ ok: false, status: 'too_large' });
   });
 
   it('takes JSON written on-chain as the URI itself', async () => {
