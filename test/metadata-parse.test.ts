@@ -66,6 +66,22 @@ describe('parseRegistration', () => {
     expect(parsed).toMatchObject({ services: [{ endpoint: 'https://new.dev' }], x402Support: false, supportedTrust: ['reputation'] });
   });
 
+  it('falls back to the older spellings when the current ones are empty', () => {
+    const parsed = parseRegistration({
+      services: ['llm'],
+      endpoints: [{ name: 'web', endpoint: 'https://old.dev' }],
+      supportedTrust: [],
+      supportedTrusts: ['reputation'],
+    });
+    expect(parsed).toMatchObject({ services: [{ name: 'web', endpoint: 'https://old.dev' }], supportedTrust: ['reputation'] });
+  });
+
+  it('prefers the name of a service to its type, and its endpoint to its url', () => {
+    expect(parseRegistration({ services: [{ name: 'A2A', type: 'agent-card', endpoint: 'https://a.dev/card.json', url: 'https://a.dev' }] }).services).toEqual([
+      { name: 'A2A', endpoint: 'https://a.dev/card.json' },
+    ]);
+  });
+
   it('reads services keyed by type/url, endpoint maps, and drops bare tags and entries without an endpoint', () => {
     expect(parseRegistration({ services: [{ type: 'website', url: 'https://a8004.xyz' }, 'llm', null, { name: 'MCP' }] }).services).toEqual([
       { name: 'website', endpoint: 'https://a8004.xyz' },

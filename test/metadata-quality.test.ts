@@ -24,7 +24,10 @@ describe('classifyMetadataQuality', () => {
   });
 
   it('calls empty files and generic or letterless names placeholders', () => {
-    for (const name of [undefined, '', 'Agent #123', 'Agents 18599', 'agent', 'test', 'Test Agent', 'My Agent', 'Agent-E87c4271', '777', '1']) {
+    for (const name of [
+      ...[undefined, '', 'Agent #123', 'Agents 18599', 'agent', 'test', 'Test Agent', 'My Agent', 'Agent-E87c4271', '777', '1'],
+      ...['Bot', 'AI', 'AI Bot 7', 'Unnamed', 'untitled', 'None', 'N/A', 'TBD', 'placeholder', 'null'],
+    ]) {
       expect(quality({ name, description, services: [{ name: 'web', endpoint: 'https://yieldpilot.xyz' }] }), String(name)).toBe('placeholder');
     }
   });
@@ -36,8 +39,17 @@ describe('classifyMetadataQuality', () => {
     );
   });
 
+  it('counts http, ws and wss endpoints on real hosts or public addresses as services', () => {
+    for (const endpoint of ['http://yieldpilot.xyz/', 'ws://yieldpilot.xyz/socket', 'wss://yieldpilot.xyz/socket', 'https://8.8.8.8/mcp', 'https://[2606:4700::1111]/mcp']) {
+      expect(quality({ name: 'Yield Pilot', services: [{ name: 'MCP', endpoint }] }), endpoint).toBe('real');
+    }
+  });
+
   it('does not count placeholder or unreachable endpoints as services', () => {
-    for (const endpoint of ['https://example.com/agent', 'http://localhost:3000/api', 'https://your-agent-url.com', 'http://192.168.1.5/', 'ipfs://{cid}', 'vitalik.eth', 'mcp-endpoint']) {
+    for (const endpoint of [
+      ...['https://example.com/agent', 'http://localhost:3000/api', 'https://your-agent-url.com', 'http://192.168.1.5/', 'ipfs://{cid}', 'vitalik.eth', 'mcp-endpoint'],
+      ...['https://yourdomain.com/mcp', 'https://domain.com/mcp', 'https://api.test.com/mcp', 'https://intranet/mcp', 'http://[fd00::1]/mcp'],
+    ]) {
       expect(quality({ name: 'Yield Pilot', services: [{ name: 'MCP', endpoint }] }), endpoint).toBe('placeholder');
     }
   });
@@ -46,6 +58,8 @@ describe('classifyMetadataQuality', () => {
     expect(quality({ name: 'Yield Pilot', description })).toBe('real');
     expect(quality({ name: 'NeoMind_8289', description })).toBe('placeholder');
     expect(quality({ name: 'eth2', description })).toBe('placeholder');
+    // A trailing word made of hex letters only is not a serial.
+    expect(quality({ name: 'Agent Cafe', services: [{ name: 'A2A', endpoint: 'https://agentcafe.ai/a2a' }] })).toBe('real');
     // A serial name with a service is still a reachable agent.
     expect(quality({ name: 'NeoMind_8289', services: [{ name: 'A2A', endpoint: 'https://neomind.ai/a2a' }] })).toBe('real');
   });
@@ -63,6 +77,7 @@ describe('classifyMetadataQuality', () => {
   });
 
   it('takes an ipfs:// service only with a CID-like host', () => {
+    expect(quality({ name: 'Yield Pilot', services: [{ name: 'OASF', endpoint: 'ipfs://bafybeigdyrzt5sfp7ud' }] }), '20 characters').toBe('real');
     for (const endpoint of ['ipfs://cid', 'ipfs://QmShortOne', 'ipfs://bafy-not-a-cid-but-long-enough']) {
       expect(quality({ name: 'Yield Pilot', services: [{ name: 'OASF', endpoint }] }), endpoint).toBe('placeholder');
     }
