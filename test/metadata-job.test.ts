@@ -20,6 +20,7 @@ const realAgent = (origin: string) => ({
   type: 'https://eips.ethereum.org/EIPS/eip-8004#registration-v1',
   name: 'Loopback Yield Pilot',
   description: 'Rebalances stablecoin yield across lending markets; source at https://github.com/loopback/yield-pilot',
+  image: `${origin}/logo.png`,
   services: [
     { name: 'A2A', endpoint: `${origin}/agents/1/card.json`, version: '0.3.0' },
     { name: 'web', endpoint: `${origin}/site` },
@@ -120,7 +121,7 @@ describe('fetchMetadataJob', () => {
     });
 
     const files = await store.read(
-      `SELECT CAST(agent_id AS INTEGER) AS agent_id, agent_uri, fetch_status, metadata_kind, name, x402_support, services::VARCHAR AS services,
+      `SELECT CAST(agent_id AS INTEGER) AS agent_id, agent_uri, fetch_status, metadata_kind, name, description, image, active, x402_support, services::VARCHAR AS services,
               supported_trust::VARCHAR AS supported_trust, metadata_quality, error IS NOT NULL AS has_error, length(content_sha256)::INTEGER AS sha_length
        FROM registration_files WHERE chain = 'devnet' ORDER BY agent_id`,
     );
@@ -131,7 +132,15 @@ describe('fetchMetadataJob', () => {
       [4, 'ok', 'json', 'Inline Agent', 'real'],
       [6, 'ok', 'https', 'Imported Oracle', 'real'],
     ]);
-    expect(files[0]).toMatchObject({ agent_uri: `${server.origin}/agents/1.json`, x402_support: true, supported_trust: '["reputation"]', sha_length: 64 });
+    expect(files[0]).toMatchObject({
+      agent_uri: `${server.origin}/agents/1.json`,
+      description: realAgent(server.origin).description,
+      image: `${server.origin}/logo.png`,
+      active: true,
+      x402_support: true,
+      supported_trust: '["reputation"]',
+      sha_length: 64,
+    });
     expect(JSON.parse(String(files[0]!.services))).toEqual(realAgent(server.origin).services);
     expect(files[1]!.agent_uri).toMatch(/^data:application\/json;base64,/);
     expect(files[2]).toMatchObject({ has_error: true, sha_length: null });
@@ -227,6 +236,63 @@ describe('fetchMetadataJob', () => {
     expect(retried).toMatchObject({ selected: 1, byStatus: { server_error: 1 } });
   });
 
+  it('by default fetches an answered URI again after 24 hours and a transient failure after an hour, never-fetched agents first, then the stalest', async () => {
+    const uriOf = (name: string) => dataUri({ name, description: 'Ages in the store between two fetches.' });
+    const agents = ['Fresh Agent', 'Stale Agent', 'Busy Agent', 'New Agent'];
+    await store.write(async (tx) => {
+      for (const [i, name] of agents.entries()) {
+        await tx.run(`INSERT INTO agent_registrations VALUES ('aged', $1, $2, 0, $3, $1, $4, '0xaa')`, [i + 1, `0x${(i + 1).toString(16).padStart(64, '0')}`, registry, uriOf(name)]);
+      }
+      // Fresh answered 2 h ago, Stale 25 h ago; Busy failed transiently 2 h ago; New was never fetched.
+      for (const [i, hoursAgo, status] of [[0, 2, 'ok'], [1, 25, 'ok'], [2, 2, 'server_error']] as const) {
+        await tx.run(
+          `INSERT INTO registration_files VALUES ('aged', $1, $2, $3, make_timestamp($4::BIGINT * 1000), $5, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 'unknown', NULL)`,
+          [registry, i + 1, uriOf(agents[i]!), String(Date.now() - hoursAgo * 3_600_000), status],
+        );
+      }
+    });
+    const fetchNext = async () => {
+      const { selected } = await fetchMetadataJob({ store, log: silentLogger }, { ...options(), chain: 'aged', limit: 1 });
+      if (selected === 0) return null;
+      const [newest] = await store.read("SELECT name FROM registration_files WHERE chain = 'aged' ORDER BY fetched_at DESC LIMIT 1");
+      return newest!.name;
+    };
+    const fetched = [];
+    for (let i = 0; i < 4; i++) fetched.push(await fetchNext());
+    expect(fetched).toEqual(['New Agent', 'Stale Agent', 'Busy Agent', null]);
+  });
+
+  it('takes the later of two events in one block, and the newest import that has a URI', async () => {
+    await store.write(async (tx) => {
+      await tx.run(`INSERT INTO agent_registrations VALUES ('order', 5, $1, 0, $2, 1, $3, '0xaa')`, [`0x${'5'.padStart(64, '0')}`, registry, dataUri({ name: 'Registered Name' })]);
+      await tx.run(`INSERT INTO agent_uri_updates VALUES ('order', 5, $1, 1, $2, 1, $3, '0xaa')`, [`0x${'5'.padStart(64, '0')}`, registry, dataUri({ name: 'Updated Name' })]);
+      await tx.run(`INSERT INTO imports VALUES
+        ('imp_old', 'agents', 'old.jsonl', 'jsonl', 1, 1, 0, TIMESTAMP '2026-01-01'),
+        ('imp_mid', 'agents', 'mid.jsonl', 'jsonl', 1, 1, 0, TIMESTAMP '2026-02-01'),
+        ('imp_new', 'agents', 'new.jsonl', 'jsonl', 1, 1, 0, TIMESTAMP '2026-03-01')`);
+      await tx.run(
+        `INSERT INTO imported_agents VALUES
+           ('imp_old', 'order', $1, 2, '0xbb', $2, NULL, NULL, NULL),
+           ('imp_mid', 'order', $1, 2, '0xbb', $3, NULL, NULL, NULL),
+           ('imp_new', 'order', $1, 2, '0xbb', NULL, NULL, NULL, NULL)`,
+        [registry, dataUri({ name: 'Oldest Import' }), dataUri({ name: 'Newer Import' })],
+      );
+    });
+    expect(await fetchMetadataJob({ store, log: silentLogger }, { ...options(), chain: 'order' })).toMatchObject({ selected: 2, byStatus: { ok: 2 } });
+    const names = await store.read("SELECT CAST(agent_id AS INTEGER) AS agent_id, name FROM registration_files WHERE chain = 'order' ORDER BY agent_id");
+    expect(names).toEqual([
+      { agent_id: 1, name: 'Updated Name' },
+      { agent_id: 2, name: 'Newer Import' },
+    ]);
+  });
+
+  it('writes no evidence for a document that is not a JSON object', async () => {
+    const listed = `data:application/json,${JSON.stringify([{ name: 'Listed Agent', services: [{ name: 'web', endpoint: `${server.origin}/site` }] }])}`;
+    await store.write((tx) => tx.run(`INSERT INTO agent_registrations VALUES ('array', 1, $1, 0, $2, 1, $3, '0xaa')`, [`0x${'1'.padStart(64, '0')}`, registry, listed]));
+    expect(await fetchMetadataJob({ store, log: silentLogger }, { ...options(), chain: 'array' })).toMatchObject({ byStatus: { ok: 1 }, byQuality: { unknown: 1 } });
+    expect(await store.read("SELECT count(*)::INTEGER AS n FROM agent_evidence WHERE chain = 'array'")).toEqual([{ n: 0 }]);
+  });
+
   it('writes many agents in several small batches', async () => {
     const file = Buffer.from(JSON.stringify({ name: 'Bulk Agent', description: 'One of many agents written in batches.' })).toString('base64');
     await store.write((tx) =>
@@ -244,6 +310,8 @@ describe('fetchMetadataJob', () => {
     expect(await store.read("SELECT count(*)::INTEGER AS rows FROM agent_evidence WHERE chain = 'bulk'")).toEqual([{ rows: 120 }]);
   });
 });
+
+const dataUri = (file: unknown) => `data:application/json;base64,${Buffer.from(JSON.stringify(file)).toString('base64')}`;
 
 async function waitFor<T>(probe: () => Promise<T | null>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
