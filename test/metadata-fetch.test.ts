@@ -77,6 +77,11 @@ beforeAll(async () => {
           return void res.end();
         case '/by-query':
           return sendJson(res, { query: url.search });
+        case '/negotiated':
+          // A host that serves its page to browsers and the file to clients that ask for JSON first.
+          if (req.headers.accept?.startsWith('application/json')) return sendJson(res, registration);
+          res.writeHead(200, { 'content-type': 'text/html' });
+          return void res.end('<!doctype html><p>Loopback Agent</p>');
         case '/multiple-choices':
           res.writeHead(300, { location: '/agent.json' });
           return void res.end();
@@ -155,8 +160,9 @@ describe('fetchRegistrationFile over https', () => {
     }
   });
 
-  it('sends the query string', async () => {
+  it('sends the query string, and asks for JSON first', async () => {
     expect(await fetchRegistrationFile(`${origin.origin}/by-query?agent=7`, options)).toMatchObject({ ok: true, body: { query: '?agent=7' } });
+    expect(await fetchRegistrationFile(`${origin.origin}/negotiated`, options)).toMatchObject({ ok: true, body: registration });
   });
 
   it('limits a file to 256 KiB and 5 s by default', { timeout: 15_000 }, async () => {
