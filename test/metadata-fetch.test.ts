@@ -2,7 +2,9 @@
 // certificate, a plain HTTP IPFS gateway stand-in, and data:/inline URIs.
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { beforeAll, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchRegistrationFile, ipfsGatewayUrl } from '../pipeline/metadata/fetch-registration.ts';
 import type { FetchOptions } from '../pipeline/metadata/safe-get.ts';
 import { sendJson, startLoopbackServer, type LoopbackServer } from './helpers/loopback-server.ts';
@@ -225,6 +227,60 @@ describe('fetchRegistrationFile over https', () => {
 
   it('reports plain http as kind http', async () => {
     expect(await fetchRegistrationFile(`${gateway.origin}/ipfs/bafyloopback`, options)).toMatchObject({ ok: true, kind: 'http' });
+  });
+});
+
+describe('fetchRegistrationFile and the addresses it connects to', () => {
+  // Two servers on one port, at 127.0.0.1 and 127.0.0.2, each answering with its own address; a
+  // list in allowPrivateAddresses allows the first alone, so the second stands for a private host.
+  const servers: http.Server[] = [];
+  let port = 0;
+  const serve = (host: string) =>
+    new Promise<void>((resolve) => {
+      const server = http.createServer((req, res) => {
+        if (req.url === '/to-other') {
+          res.writeHead(302, { location: `http://127.0.0.2:${port}/agent.json` });
+          return void res.end();
+        }
+        sendJson(res, { ...registration, name: `served by ${host}` });
+      });
+      servers.push(server);
+      server.listen(port, host, () => {
+        port = (server.address() as AddressInfo).port;
+        resolve();
+      });
+    });
+  beforeAll(async () => {
+    await serve('127.0.0.1');
+    await serve('127.0.0.2');
+  });
+  afterAll(() => Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve)))));
+  const onlyFirst: FetchOptions = { allowPrivateAddresses: ['127.0.0.1'] };
+  const name = (result: Awaited<ReturnType<typeof fetchRegistrationFile>>) => (result.ok ? (result.body as { name: string }).name : result.status);
+
+  it('checks the address of every hop, not only the first', async () => {
+    expect(name(await fetchRegistrationFile(`http://127.0.0.1:${port}/agent.json`, onlyFirst))).toBe('served by 127.0.0.1');
+    expect(await fetchRegistrationFile(`http://127.0.0.1:${port}/to-other`, onlyFirst)).toMatchObject({ ok: false, status: 'private_address', error: expect.stringContaining('127.0.0.2') });
+  });
+
+  it('refuses a name when any of its addresses is private, not only the first', async () => {
+    const resolve = async () => [{ address: '127.0.0.1', family: 4 }, { address: '127.0.0.2', family: 4 }];
+    expect(await fetchRegistrationFile(`http://registry.test:${port}/agent.json`, { ...onlyFirst, resolve })).toMatchObject({
+      ok: false,
+      status: 'private_address',
+      error: 'registry.test resolves to the non-public address 127.0.0.2',
+    });
+  });
+
+  it('connects to the address it checked, whatever the name resolves to afterwards', async () => {
+    const answers = ['127.0.0.1', '127.0.0.2'];
+    const resolve = async () => [{ address: answers.shift() ?? '127.0.0.2', family: 4 }];
+    expect(name(await fetchRegistrationFile(`http://registry.test:${port}/agent.json`, { allowPrivateAddresses: true, resolve }))).toBe('served by 127.0.0.1');
+  });
+
+  it('holds name resolution to the deadline', async () => {
+    const resolve = () => new Promise<never>(() => {});
+    expect(await fetchRegistrationFile(`http://registry.test:${port}/agent.json`, { ...onlyFirst, resolve, timeoutMs: 200 })).toMatchObject({ ok: false, status: 'timeout' });
   });
 });
 

@@ -17,8 +17,13 @@ export interface FetchOptions {
   /** Where `ipfs://CID/path` is fetched from: `${ipfsGateway}CID/path`. */
   ipfsGateway?: string;
   maxRedirects?: number;
-  /** Lets hosts resolve to loopback and private networks: tests and the local demo only. */
-  allowPrivateAddresses?: boolean;
+  /**
+   * Lets hosts resolve to loopback and private networks: tests and the local demo only. A list
+   * allows those addresses alone (tests: one loopback address allowed, the others refused).
+   */
+  allowPrivateAddresses?: boolean | readonly string[];
+  /** Resolves a host name: the system's resolver unless given (tests name loopback servers with it). */
+  resolve?: (host: string) => Promise<readonly { address: string; family: number }[]>;
   /** An extra trusted CA (PEM) for https, next to the public roots, e.g. the loopback devnet's. */
   ca?: string;
 }
@@ -83,7 +88,7 @@ export async function safeGet(url: string, options: SafeGetOptions): Promise<Htt
           ? failure('unsupported_uri', `unsupported scheme ${current.protocol}`)
           : failure('redirect_refused', `redirect to a ${current.protocol} URL`);
       }
-      const target = await resolveHost(current, o.allowPrivateAddresses, deadline.signal);
+      const target = await resolveHost(current, o, deadline.signal);
       if (!target.ok) return target;
       const response = await request(current, target, o, deadline.signal);
       const status = response.statusCode ?? 0;
@@ -123,13 +128,16 @@ interface Target {
 // URL keeps IPv6 literals in brackets; DNS and sockets want them bare.
 const bareHost = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
-async function resolveHost(url: URL, allowPrivate: boolean, signal: AbortSignal): Promise<Target | FetchFailure> {
+const systemResolve = (host: string) => dnsLookup(host, { all: true, verbatim: true });
+
+async function resolveHost(url: URL, o: FetchOptions, signal: AbortSignal): Promise<Target | FetchFailure> {
   const host = bareHost(url);
-  const answers = await untilAborted(dnsLookup(host, { all: true, verbatim: true }), signal);
+  const answers = await untilAborted((o.resolve ?? systemResolve)(host), signal);
   if (answers.length === 0) return failure('network_error', `${host} has no address`);
   // Every answer must be public: otherwise a name could list one public and one private address.
-  const blocked = answers.find((a) => isPrivateAddress(a.address));
-  if (blocked && !allowPrivate) return failure('private_address', `${host} resolves to the non-public address ${blocked.address}`);
+  const allowed = o.allowPrivateAddresses ?? false;
+  const blocked = answers.find((a) => isPrivateAddress(a.address) && !(allowed === true || (Array.isArray(allowed) && allowed.includes(a.address))));
+  if (blocked) return failure('private_address', `${host} resolves to the non-public address ${blocked.address}`);
   return { ok: true, addresses: answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 })) };
 }
 
