@@ -106,10 +106,47 @@ describe('stats, agent browse, legacy endpoints, health', () => {
     const stats = await get('/v1/stats');
     expect(stats.status).toBe(200);
     expect(stats.headers.get('cache-control')).toBe('private, max-age=1800');
-    expect(stats.body).toMatchObject({ version: 'v2', as_of_time: null, erc8004: { known_agents: 0, by_chain: {} }, reputation: { scored_addresses: 0 } });
-    expect(stats.body.caveats[0]).toMatch(/no scoring run/i);
-    expect((await get('/api/v1/x402/stats', false)).body).toMatchObject({ total_wallets: 0, avg_score: null, version: 'v1' });
-    expect((await get('/api/v1/erc8004/stats', false)).body).toMatchObject({ total_agents: 0, grade_distribution: { A: { count: 0, pct: 0 } } });
+    // Every field of spec 4.9 / 4.11, each count 0, each average null, each map empty.
+    const zeros = { A: 0, B: 0, C: 0, D: 0, F: 0 };
+    expect(stats.body).toEqual({
+      version: 'v2',
+      as_of_time: null,
+      data_semantics: 'candidate_payment_activity_with_verified_subset',
+      erc8004: { known_agents: 0, by_chain: {}, metadata_quality_distribution: { real: 0, placeholder: 0, unknown: 0 } },
+      reputation: { total_addresses: 0, scored_addresses: 0, entity_distribution: { agent: 0, service: 0, wallet: 0, hybrid: 0, unknown: 0 }, score_distribution: zeros },
+      payments: {
+        addresses_with_candidate_payment_activity: 0,
+        addresses_with_verified_payment_activity: 0,
+        total_candidate_transactions: 0,
+        total_verified_transactions: 0,
+        verification_status_summary: { candidate: 0, verified: 0 },
+      },
+      caveats: [expect.stringMatching(/no scoring run/i)],
+    });
+    expect((await get('/api/v1/x402/stats', false)).body).toEqual({
+      total_wallets: 0,
+      distribution: zeros,
+      avg_score: null,
+      max_score: null,
+      min_score: null,
+      wallets_as_payer: 0,
+      wallets_as_payee: 0,
+      wallets_both_roles: 0,
+      total_transactions: 0,
+      roles: { agent: 0, hybrid: 0, service: 0 },
+      identified_agents: 0,
+      data_source: expect.any(String),
+      version: 'v1',
+    });
+    expect((await get('/api/v1/erc8004/stats', false)).body).toEqual({
+      total_agents: 0,
+      average_score: null,
+      max_score: null,
+      min_score: null,
+      grade_distribution: Object.fromEntries(Object.keys(zeros).map((g) => [g, { count: 0, pct: 0 }])),
+      chains: {},
+      scoring: { weights: { identity: 0.2, activity: 0.2, capability: 0.3, reach: 0.05, trust: 0.25 }, version: 'v1', dimensions: ['identity', 'activity', 'capability', 'reach', 'trust'] },
+    });
     expect((await get('/api/v1/x402/identified', false)).body).toEqual({ total: 0, wallets: [] });
     expect((await get('/api/v1/x402/browse', false)).body).toEqual({ total: 0, offset: 0, limit: 50, wallets: [] });
     expect((await get('/v1/agents')).body).toEqual({ items: [], next_cursor: null, count: 0, version: 'v1' });
@@ -300,6 +337,10 @@ describe('stats, agent browse, legacy endpoints, health', () => {
       ['cursor=not-a-cursor', 'cursor'],
       [`cursor=${Buffer.from('[1,"base"]').toString('base64url')}`, 'cursor'],
       [`cursor=${Buffer.from('[50,"base","1"]').toString('base64url')}&offset=0`, 'cursor and offset'],
+      // Forged cursors: a score past 100, and a valid position padded past the 512 characters allowed.
+      [`cursor=${Buffer.from('[101,"base","1"]').toString('base64url')}`, 'cursor'],
+      [`cursor=${Buffer.from(`[50,${' '.repeat(400)}"base","1"]`).toString('base64url')}`, 'cursor'],
+      ['offset=1000001', 'offset must be at most 1000000'],
     ]) {
       await expectBadRequest(`/v1/agents?${query}`, name!);
     }
@@ -552,7 +593,10 @@ describe('stats, agent browse, legacy endpoints, health', () => {
     expect((await get('/api/v1/x402/browse?limit=100&role=agent', false)).body.wallets).toEqual(body.wallets.filter((w: any) => w.role === 'agent'));
     expect((await get('/api/v1/x402/browse?role=service', false)).body).toMatchObject({ total: 0, wallets: [] });
     expect((await get('/api/v1/x402/browse', false)).body.limit).toBe(50);
-    for (const [query, name] of [['limit=101', 'limit'], ['limit=0', 'limit'], ['offset=-3', 'offset'], ['grade=G', 'grade'], ['role=merchant', 'role'], ['min_score=abc', 'min_score']]) {
+    for (const [query, name] of [
+      ['limit=101', 'limit'], ['limit=0', 'limit'], ['offset=-3', 'offset'], ['offset=1000001', 'offset must be at most 1000000'], ['grade=G', 'grade'],
+      ['role=merchant', 'role'], ['min_score=abc', 'min_score'], ['min_score=100.5', 'min_score must be at most 100'],
+    ]) {
       await expectBadRequest(`/api/v1/x402/browse?${query}`, name!, false);
     }
   });
@@ -616,7 +660,14 @@ describe('health: degraded and unhealthy', () => {
   it('a run older than 24 h is degraded', async () => {
     const { status, body } = await serve(runAt('2025-11-18T11:00:00Z'), undefined, () => new Date('2025-11-20T12:00:00Z'));
     expect(status).toBe(200);
-    expect(body).toMatchObject({ status: 'degraded', scoring: { stale: true, age_seconds: 2 * 86_400 + 3_600 } });
+    expect(body).toMatchObject({ status: 'degraded', scoring: { stale: true, age_seconds: 2 * 86_400 + 3_600 }, checked_at: '2025-11-20T12:00:00Z' });
+  });
+
+  it('a run stamped after the server\'s clock (clocks apart) is 0 seconds old, not negative, and ok', async () => {
+    const { status, body } = await serve(runAt('2025-11-20T12:00:30Z'), undefined, () => new Date('2025-11-20T12:00:00.250Z'));
+    expect(status).toBe(200);
+    // Whole seconds, without the milliseconds of the clock.
+    expect(body).toMatchObject({ status: 'ok', scoring: { age_seconds: 0, stale: false }, checked_at: '2025-11-20T12:00:00Z' });
   });
 
   it('a server with Redis at a dead port answers /health 200 degraded', async () => {
