@@ -83,10 +83,15 @@ describe('POST /v1/reputation:batch', () => {
   });
 
   it('refuses more than 100 addresses, an empty list, unknown fields, non-JSON and oversized bodies', async () => {
+    const used = Number((await batch(keys.growth, { addresses: [payee] })).headers.get('x-quota-used'));
     const tooMany = await batch(keys.growth, { addresses: Array.from({ length: 101 }, () => payee) });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.error).toMatchObject({ code: 'bad_request', message: 'addresses: at most 100 per request' });
-    for (const body of [{ addresses: [] }, { addresses: 'x' }, { addresses: [payee], extra: 1 }, {}]) {
+    // Refused before metering: the next call is the only one counted since.
+    expect(Number((await batch(keys.growth, { addresses: [payee] })).headers.get('x-quota-used'))).toBe(used + 1);
+    // A chain that is not a chain name and an entry too long to be an address refuse the request
+    // (as ?chain= does for the single lookup), not one result.
+    for (const body of [{ addresses: [] }, { addresses: 'x' }, { addresses: [payee], extra: 1 }, {}, { addresses: [payee], chain: 'Base Mainnet' }, { addresses: [payee, 'x'.repeat(101)] }]) {
       const res = await batch(keys.growth, body);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('bad_request');

@@ -115,6 +115,21 @@ describe('record cache', () => {
     expect(server.records.entryCount).toBe(cacheSize);
   });
 
+  it('a hit makes its record the most recently used: the next new record drops another', async () => {
+    // Three records no earlier test asked for (one per chain filter): the cache holds these alone, a first.
+    const [a, b, c, d] = ['c1', 'c2', 'c3', 'c4'].map((chain) => `?chain=${chain}`);
+    for (const query of [a, b, c]) await lookup(other, keys.paid, query);
+    let before = counts();
+    await lookup(other, keys.paid, a); // a hit: a is now the most recent, b the least
+    expect(counts()).toEqual({ hits: before.hits + 1, misses: before.misses });
+    await lookup(other, keys.paid, d); // a miss, stored in place of b
+    before = counts();
+    await lookup(other, keys.paid, a);
+    expect(counts()).toEqual({ hits: before.hits + 1, misses: before.misses });
+    await lookup(other, keys.paid, b);
+    expect(counts()).toEqual({ hits: before.hits + 1, misses: before.misses + 1 });
+  });
+
   it('a new scoring run replaces every cached record', async () => {
     const before = JSON.parse((await lookup(payee, keys.paid)).text);
     expect(JSON.parse((await lookup(payee, keys.paid)).text)).toEqual(before);

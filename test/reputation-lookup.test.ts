@@ -48,6 +48,13 @@ describe('reputation lookups: status and the view variant', () => {
     expect('operator_score' in record || 'reputation' in record).toBe(false);
     const first = record.score;
     expect(first.status).toBe('scored');
+    // updated_at is the newest run's time, as the score's scored_at (spec 2.7: ISO-8601).
+    expect(first.scored_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(record.updated_at).toBe(first.scored_at);
+    // Paid through a known facilitator: verified activity, so no caveat that it is unverified.
+    expect(record.chains[0].classification).toMatchObject({ has_candidate_payment_activity: true, has_verified_payment_activity: true });
+    expect(record.chains[0].activity).toMatchObject({ as_candidate_payer: 0, as_candidate_payee: 1, as_verified_payer: 0, as_verified_payee: 1 });
+    expect(record.caveats.filter((c: string) => /unverified/.test(c))).toEqual([]);
     const saved = now;
     // The default lag, to the second: 24 h after the run is still scored, a second more is stale.
     now = new Date(Date.parse(first.scored_at) + 86_400_000);
@@ -73,20 +80,45 @@ describe('reputation lookups: status and the view variant', () => {
     }
   });
 
+  it('the free record is redacted to what spec 2.7 lists: no subject, and of each chain only its score and entity type', async () => {
+    now = new Date(now.getTime() + 1_000); // the free plan's one request per second
+    const { status, body } = await lookup(payee, keys.free);
+    expect(status).toBe(200);
+    const scoreFields = ['grade', 'scored_at', 'status', 'value', 'version'];
+    expect(Object.keys(body).sort()).toEqual(['agents', 'caveats', 'chains', 'data_semantics', 'score', 'updated_at', 'verification_level']);
+    expect(Object.keys(body.score).sort()).toEqual(scoreFields);
+    expect(body.chains).toHaveLength(1);
+    for (const chain of body.chains) {
+      expect(Object.keys(chain).sort()).toEqual(['chain', 'classification', 'score']);
+      expect(Object.keys(chain.score).sort()).toEqual(scoreFields);
+      expect(Object.keys(chain.classification)).toEqual(['entity_type']);
+    }
+  });
+
   it('an address known to the index but never scored is known_unscored', async () => {
     const address = '0x00000000000000000000000000000000000000b0';
     await server.store.write((tx) => tx.run(`INSERT INTO known_addresses VALUES ($1, 'evm', 'assess', utc_now())`, [address]));
     const { status, body } = await lookup(address, keys.paid);
     expect(status).toBe(200);
-    expect(body.score).toEqual({ value: null, grade: null, scored_at: null, status: 'known_unscored', version: 'v1' });
-    expect(body.chains).toEqual([]);
-    expect(body.subject).toEqual({ address, chains: [] });
+    // The whole record: no run has scored it, so no operator_score or reputation, no time stamps,
+    // and a caveat saying so.
+    expect(body).toEqual({
+      subject: { address, chains: [] },
+      score: { value: null, grade: null, scored_at: null, status: 'known_unscored', version: 'v1' },
+      verification_level: 'none',
+      chains: [],
+      agents: [],
+      data_semantics: 'candidate_payment_activity_with_verified_subset',
+      caveats: [expect.stringMatching(/not scored yet/)],
+      updated_at: null,
+    });
     // The free plan's record is redacted here too: no subject (an account of its own, so the
     // shared free key's one request per second stays with the tests that follow).
     const free = await lookup(address, (await createAccount(server.store, { plan: 'free' }, server.keys)).api_key);
     expect(free.status).toBe(200);
     expect(free.body.score).toMatchObject({ status: 'known_unscored' });
-    expect('subject' in free.body).toBe(false);
+    const { subject, ...redacted } = body;
+    expect(free.body).toEqual(redacted);
     // The view variant: 200 with no score while the pipeline keeps up, 503 stale_data once the
     // newest run is older than the lag, as for a scored address (spec 7.1).
     expect((await lookup(address, keys.paid, '?view=summary')).body.score).toBeNull();
@@ -166,8 +198,10 @@ describe('reputation lookups: status and the view variant', () => {
   });
 
   it('view=full adds decision, factors, metrics, identity, attestation and billing', async () => {
-    const { body } = await lookup(payee, keys.paid, '?view=full');
+    const { body, headers } = await lookup(payee, keys.paid, '?view=full');
     expect(body.cache).toEqual({ ttl_seconds: 60 });
+    // The header says what the body does: the paid plan's 60 s.
+    expect(headers.get('cache-control')).toBe('private, max-age=60');
     expect(body.decision).toEqual({
       allow: false,
       reasons: ['below_min_transactions', 'stale_activity', 'low_diversity', 'grade_below_threshold'],
@@ -267,6 +301,10 @@ describe('reputation lookups: status and the view variant', () => {
     await server.close();
     server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0', STALE_AFTER_SECONDS: '3600' }), silentLogger, { now: () => now });
     const scoredAt = Date.parse((await lookup(payee, keys.paid)).body.score.scored_at);
+    // A server started on runs it did not make caches too: its first lookup taught it the newest run.
+    const hits = server.records.hits;
+    expect((await lookup(payee, keys.paid)).status).toBe(200);
+    expect(server.records.hits).toBe(hits + 1);
     const at = async (secondsAfterRun: number) => {
       now = new Date(scoredAt + secondsAfterRun * 1_000);
       const record = (await lookup(payee, keys.paid)).body;

@@ -124,14 +124,36 @@ describe('the 2.8 view over chains', () => {
   });
 
   it('without chain, the record lists its chains best first and the view\'s data_through is the best chain', async () => {
+    const freeKey = (await createAccount(server.store, { plan: 'free' }, server.keys)).api_key;
+    const scores = new Map<string, number[]>();
+    for (const address of [payer, laterPayer]) {
+      const record = (await get(`/v1/reputation/${address}`)).body;
+      const byScore = [...record.chains].sort((a: any, b: any) => b.score.value - a.score.value || a.chain.localeCompare(b.chain));
+      scores.set(address, byScore.map((c: any) => c.score.value));
+      const names = byScore.map((c: any) => c.chain);
+      expect(record.chains.map((c: any) => c.chain), address).toEqual(names);
+      expect(record.subject.chains, address).toEqual(names);
+      // The free (redacted) record lists them in the same order.
+      const free = (await (await fetch(`${server.url}/v1/reputation/${address}`, { headers: { 'X-API-Key': freeKey } })).json()) as any;
+      expect(free.chains.map((c: any) => c.chain), address).toEqual(names);
+      const view = (await get(`/v1/reputation/${address}?view=summary`)).body;
+      expect(view.data_through, address).toEqual({ chain: names[0], block: null });
+      now = new Date(now.getTime() + 1_000); // the free plan's one request per second
+    }
+    // The payer's two chains score differently, so their order is the scores'; the later payer's
+    // score the same, so theirs is the names'.
+    expect(scores.get(payer)![0]).toBeGreaterThan(scores.get(payer)![1]!);
+    expect(scores.get(laterPayer)![0]).toBe(scores.get(laterPayer)![1]);
+  });
+
+  it('payments no facilitator submitted are candidate activity only: not verified, with a caveat saying so', async () => {
     const record = (await get(`/v1/reputation/${payer}`)).body;
-    const byScore = [...record.chains].sort((a: any, b: any) => b.score.value - a.score.value || a.chain.localeCompare(b.chain));
-    // The two chains score differently, so the order is the scores'.
-    expect(byScore[0].score.value).toBeGreaterThan(byScore[1].score.value);
-    expect(record.chains.map((c: any) => c.chain)).toEqual(byScore.map((c: any) => c.chain));
-    expect(record.subject.chains).toEqual(byScore.map((c: any) => c.chain));
-    const view = (await get(`/v1/reputation/${payer}?view=summary`)).body;
-    expect(view.data_through).toEqual({ chain: byScore[0].chain, block: null });
+    expect(record.chains).toHaveLength(2);
+    for (const chain of record.chains) {
+      expect(chain.classification, chain.chain).toMatchObject({ has_candidate_payment_activity: true, has_verified_payment_activity: false });
+      expect(chain.activity.total_verified_transactions, chain.chain).toBe(0);
+    }
+    expect(record.caveats).toContain('No facilitator-settled payments: activity is unverified.');
   });
 
   it('with chain, describes that chain alone; the score stays the address’s', async () => {
@@ -196,5 +218,19 @@ describe('the 2.8 view over chains', () => {
     const { status, body } = await get(`/v1/reputation/${addr('f0', 1)}`);
     expect(status).toBe(404);
     expect(body.error).toMatchObject({ code: 'unknown_address', can_assess: true, message: 'this address has not been indexed' });
+  });
+
+  // Last: it makes a newer run.
+  it('data_through.block is the block the chain\'s token source had reached when the newest run read it, null without one', async () => {
+    // Ethereum's payments were ingested through block 654; base has only its identity registry's cursor.
+    await server.store.write((tx) =>
+      tx.run(`INSERT INTO ingest_cursors VALUES ('ethereum', 'token', 654, 'h654', utc_now()), ('ethereum', 'identity', 700, 'h700', utc_now()),
+                                                ('base', 'identity', 987, 'h987', utc_now())`),
+    );
+    await (await server.jobs.run('score', {})).done;
+    for (const [chain, block] of [['ethereum', 654], ['base', null]] as const) {
+      const { status, body } = await get(`/v1/reputation/${payer}?view=summary&chain=${chain}`);
+      expect([status, body.data_through], chain).toEqual([200, { chain, block }]);
+    }
   });
 });
