@@ -102,6 +102,10 @@ describe('reputation import → score → lookup', () => {
     });
     expect(batch.status).toBe(200);
     expect(await ids(batch)).toEqual(['12', '9007199254740993', '18446744073709551617']);
+    // Imported without a registration URI: the agent browse lists agent_uri as null, not "".
+    const agents = await fetch(`${server.url}/v1/agents?limit=100`, { headers: { 'X-API-Key': key } });
+    const listed = ((await agents.json()) as { items: { owner: string; agent_id: string; agent_uri: string | null }[] }).items.filter((a) => a.owner === owner);
+    expect(listed.map((a) => [a.agent_id, a.agent_uri]).sort()).toEqual([['12', null], ['18446744073709551617', null], ['9007199254740993', null]]);
   });
 
   it('a refused import exits 1, lists the bad lines, and writes nothing', async () => {
