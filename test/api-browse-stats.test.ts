@@ -728,6 +728,22 @@ describe('legacy browse: the score floor and equal scores', () => {
     expect((await browse('?role=wallet')).wallets.map((w) => w.wallet)).toEqual([wallet(2)]);
     expect((await browse('?role=service')).wallets.map((w) => w.wallet)).toEqual([wallet(3), wallet(4)]);
   });
+
+  // Last: it adds a wallet.
+  it('as_payer and as_payee count candidate payments, verified or not, and total_txns is both', async () => {
+    // Three payments sent (one verified) and one received (not verified).
+    await server.store.write((tx) =>
+      tx.run(
+        `INSERT INTO address_scores (run_id, address, score, grade, chains, agent_count, chains_active, entity_type, candidate_as_payer, candidate_as_payee,
+                                     verified_as_payer, verified_as_payee, is_known_erc8004_agent, volume_usdc, counterparties_count, active_months, active_days,
+                                     first_candidate_tx_at, last_candidate_tx_at)
+         VALUES (1, $1, 27, 'D', ['base'], 0, [], 'wallet', 3, 1, 1, 0, false, 10, 4, 1, 1, TIMESTAMP '2025-11-03 10:00:00', TIMESTAMP '2025-11-03 10:00:00')`,
+        [wallet(6)],
+      ),
+    );
+    const [listed] = (await browse('?min_score=27')).wallets as any[];
+    expect(listed).toMatchObject({ wallet: wallet(6), total_txns: 4, as_payer: 3, as_payee: 1 });
+  });
 });
 
 describe('legacy identified: the default page size', () => {
