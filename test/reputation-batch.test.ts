@@ -91,7 +91,7 @@ describe('POST /v1/reputation:batch', () => {
     expect(Number((await batch(keys.growth, { addresses: [payee] })).headers.get('x-quota-used'))).toBe(used + 1);
     // A chain that is not a chain name and an entry too long to be an address refuse the request
     // (as ?chain= does for the single lookup), not one result.
-    for (const body of [{ addresses: [] }, { addresses: 'x' }, { addresses: [payee], extra: 1 }, {}, { addresses: [payee], chain: 'Base Mainnet' }, { addresses: [payee, 'x'.repeat(101)] }]) {
+    for (const body of [{ addresses: [] }, { addresses: 'x' }, { addresses: [payee], extra: 1 }, {}, { addresses: [payee], chain: 'Base Mainnet' }, { addresses: [payee], chain: 'a'.repeat(65) }, { addresses: [payee, 'x'.repeat(101)] }]) {
       const res = await batch(keys.growth, body);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('bad_request');

@@ -278,6 +278,8 @@ describe('reputation lookups: status and the view variant', () => {
       ['?view=full&view=full', 'view must be given once'],
       ['?view=full&min_grade=C&min_grade=D', 'min_grade must be given once'],
       ['?chain=base&chain=devnet', 'chain must be given once'],
+      // Each chain asked for is a cache entry of its own: names are bounded.
+      [`?chain=${'a'.repeat(65)}`, 'chain must be a chain name such as base (a-z, 0-9, -; at most 64)'],
       ['?view=full&min_grade=E', 'min_grade must be one of A, B, C, D, F'],
     ]) {
       // Within the paid plan's per-second limit: step the server's clock.
@@ -285,6 +287,9 @@ describe('reputation lookups: status and the view variant', () => {
       const res = await lookup(payee, keys.paid, query);
       expect([query, res.status, res.body.error?.code, res.body.error?.message]).toEqual([query, 400, 'bad_request', message]);
     }
+    now = new Date(now.getTime() + 1_000);
+    expect((await lookup(payee, keys.paid, `?chain=${'a'.repeat(64)}`)).status).toBe(200);
+    now = new Date(now.getTime() + 1_000);
     const huge = await lookup(payee, keys.paid, '?view=full&min_transactions=99999999999999999999999');
     expect([huge.status, huge.body.error.message]).toEqual([400, 'min_transactions must be at most 1000000000']);
     // A policy alone asks for the variant too: refused for Solana as view is.

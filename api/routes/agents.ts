@@ -8,10 +8,10 @@ import type { Store } from '../../pipeline/store/store.ts';
 import type { Row } from '../../pipeline/store/rows.ts';
 import { ApiError } from '../errors.ts';
 import type { AuthState } from '../middleware/api-key.ts';
-import { grades, parseQuery, q, single } from './query.ts';
+import { chainName, grades, parseQuery, q, single } from './query.ts';
 
 export const agentsQuerySchema = z.object({
-  chain: single('chain').regex(/^[a-z0-9-]{1,64}$/, 'chain must be a chain name such as base').optional(),
+  chain: chainName(single('chain')).optional(),
   grade: q.oneOf('grade', grades),
   min_score: q.number('min_score', 0, 100),
   metadata_quality: q.oneOf('metadata_quality', ['real', 'placeholder', 'unknown']),

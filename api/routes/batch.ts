@@ -12,6 +12,7 @@ import { meter } from '../usage/meter.ts';
 import { requireEntitlement } from '../middleware/entitlement.ts';
 import { jsonBody } from '../middleware/json-body.ts';
 import { serveAddress } from '../reputation/lookup.ts';
+import { chainName } from './query.ts';
 import type { RecordCache } from '../reputation/cache.ts';
 import type { AuthState } from '../middleware/api-key.ts';
 
@@ -21,7 +22,7 @@ export const batchRequestSchema = z
       .array(z.string().max(100, 'an address is at most 100 characters'), { message: 'addresses must be an array of strings' })
       .min(1, 'addresses must not be empty')
       .meta({ description: "EVM or Solana addresses; at most the plan's batch size (100 on every paid plan)" }),
-    chain: z.string().regex(/^[a-z0-9-]+$/, 'chain must be a chain name such as base').optional().meta({ description: 'only this chain, as in the single lookup' }),
+    chain: chainName(z.string()).optional().meta({ description: 'only this chain, as in the single lookup' }),
   })
   .strict();
 

@@ -71,4 +71,10 @@ export const q = {
   oneOf: <const V extends readonly [string, ...string[]]>(name: string, values: V) => oneOf(name, values).optional(),
 };
 
+/**
+ * A chain name such as base: lowercase letters, digits and hyphens, at most 64. Bounded because
+ * each name a lookup asks for is a record-cache entry of its own (api/reputation/cache.ts).
+ */
+export const chainName = (schema: z.ZodString) => schema.regex(/^[a-z0-9-]{1,64}$/, 'chain must be a chain name such as base (a-z, 0-9, -; at most 64)');
+
 export const grades = ['A', 'B', 'C', 'D', 'F'] as const;

@@ -15,7 +15,7 @@ import { serveAddress } from '../reputation/lookup.ts';
 import type { RecordCache } from '../reputation/cache.ts';
 import { defaultPolicy, unscoredViewFacts, viewRecord, type Grade, type ViewFacts } from '../reputation/view.ts';
 import { accountLimits } from '../usage/limits.ts';
-import { grades, oneOf, parseQuery, q, single } from './query.ts';
+import { chainName, grades, oneOf, parseQuery, q, single } from './query.ts';
 import type { AuthState } from '../middleware/api-key.ts';
 
 /** The path parameter: an EVM or Solana address, parsed (anything else is 400 invalid_address). */
@@ -34,7 +34,7 @@ export const addressParamsSchema = z.object({
 const maxMinTransactions = 1_000_000_000;
 
 export const reputationQuerySchema = z.object({
-  chain: single('chain').regex(/^[a-z0-9-]+$/, 'chain must be a chain name such as base').optional().meta({ description: 'only this chain in chains and agents (the view variant: that chain\'s activity; none where the address has no row on it, still 200)' }),
+  chain: chainName(single('chain')).optional().meta({ description: 'only this chain in chains and agents (the view variant: that chain\'s activity; none where the address has no row on it, still 200)' }),
   view: oneOf('view', ['summary', 'full'], 'view must be summary or full').optional().meta({ description: 'answer with the 2.8 variant (EVM only); full needs a paid plan' }),
   min_grade: oneOf('min_grade', grades).optional().meta({ description: 'policy for decision.allow (paid; default C)' }),
   min_transactions: q.int('min_transactions', 0, maxMinTransactions).meta({ description: 'policy for decision.allow (paid; default 10)' }),
