@@ -338,8 +338,8 @@ describe('stats, agent browse, legacy endpoints, health', () => {
       [`cursor=${Buffer.from('[1,"base"]').toString('base64url')}`, 'cursor'],
       [`cursor=${Buffer.from('[50,"base","1"]').toString('base64url')}&offset=0`, 'cursor and offset'],
       // Forged cursors: a score past 100, and a valid position padded past the 512 characters allowed.
-      [`cursor=${Buffer.from('[101,"base","1"]').toString('base64url')}`, 'cursor'],
-      [`cursor=${Buffer.from(`[50,${' '.repeat(400)}"base","1"]`).toString('base64url')}`, 'cursor'],
+      [`cursor=${Buffer.from('[101,"base","1"]').toString('base64url')}`, 'cursor: not a cursor from next_cursor'],
+      [`cursor=${Buffer.from(`[50,${' '.repeat(400)}"base","1"]`).toString('base64url')}`, 'cursor: not a cursor from next_cursor'],
       ['offset=1000001', 'offset must be at most 1000000'],
     ]) {
       await expectBadRequest(`/v1/agents?${query}`, name!);

@@ -10,6 +10,8 @@ import { ApiError } from '../errors.ts';
 import type { AuthState } from '../middleware/api-key.ts';
 import { chainName, grades, parseQuery, q, single } from './query.ts';
 
+const notACursor = 'not a cursor from next_cursor';
+
 export const agentsQuerySchema = z.object({
   chain: chainName(single('chain')).optional(),
   grade: q.oneOf('grade', grades),
@@ -22,7 +24,7 @@ export const agentsQuerySchema = z.object({
   limit: q.int('limit', 1, 100, 25),
   // No fallback here: giving both offset and cursor is refused, so absent must stay absent (0 then).
   offset: q.int('offset', 0, 1_000_000).meta({ description: 'default 0; give offset or cursor, not both' }),
-  cursor: single('cursor').max(512, 'cursor is not a cursor from next_cursor').optional().meta({ description: 'next_cursor of the previous page' }),
+  cursor: single('cursor').max(512, notACursor).optional().meta({ description: 'next_cursor of the previous page' }),
 });
 
 interface Position {
@@ -36,14 +38,14 @@ export function encodeCursor(p: Position): string {
 }
 
 export function decodeCursor(cursor: string): Position {
-  const invalid = new ApiError('bad_request', 'cursor: not a cursor from next_cursor');
+  const invalid = new ApiError('bad_request', `cursor: ${notACursor}`);
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
     throw invalid;
   }
-  const parsed = z.tuple([z.number().int().min(0).max(100), z.string().regex(/^[a-z0-9-]{1,64}$/), z.string().regex(/^\d{1,40}$/)]).safeParse(value);
+  const parsed = z.tuple([z.number().int().min(0).max(100), chainName(z.string()), z.string().regex(/^\d{1,40}$/)]).safeParse(value);
   if (!parsed.success) throw invalid;
   const [score, chain, agentId] = parsed.data;
   return { score, chain, agentId };
