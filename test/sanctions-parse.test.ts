@@ -126,7 +126,8 @@ describe('joining remarks with sdn_comments.csv', () => {
 
   it('refuses continuations of remarks that are not cut: the files are from different publications', () => {
     expect(() => parseSdnCsv(sdn2024, readOfac('sdn-2025-12-24-partial/sdn_comments.csv'))).toThrow(
-      /continues 11 entries whose sdn.csv remarks are not cut at 1000 characters \(17016, 17143, 22985, .*not from the same publication/,
+      'sdn_comments.csv continues 11 entries whose sdn.csv remarks are not cut at 1000 characters ' +
+        '(17016, 17143, 22985, 34682, 34741, 35163, 36025, 43421, 53033, 55505, …): the two files are not from the same publication',
     );
   });
 });
@@ -150,6 +151,23 @@ describe('0xB10C address lists of 2024-09-27', () => {
       'sanctioned_addresses_USDT.txt and .json list different addresses',
     );
     expect(() => parseAddressList('sanctioned_addresses_ETH.json', '{"a":1}')).toThrow('expected a JSON array');
+    expect(() => parseAddressList('sanctioned_addresses_ETH.json', json.text.slice(0, 100))).toThrow(/^sanctioned_addresses_ETH\.json: /);
+  });
+
+  it('refuses a pair of the same length that differs in one address', () => {
+    const files = addressListFiles();
+    const [json, txt] = ['json', 'txt'].map((ext) => files.find((f) => f.name === `sanctioned_addresses_USDT.${ext}`)!);
+    const usdt = parseAddressList(json!.name, json!.text).map((a) => a.address);
+    // The last USDT address swapped for a real ETH one: as many addresses, one different.
+    const eth = parseAddressList('sanctioned_addresses_ETH.txt', files.find((f) => f.name === 'sanctioned_addresses_ETH.txt')!.text)[0]!.address;
+    expect(usdt).not.toContain(eth);
+    const swapped = JSON.stringify([...usdt.slice(0, -1), eth]);
+    expect(() => parseAddressLists([txt!, { name: json!.name, text: swapped }])).toThrow('sanctioned_addresses_USDT.txt and .json list different addresses');
+  });
+
+  it('reads a list whose label has digits (none so far) rather than skipping it', () => {
+    const files = [{ name: 'sanctioned_addresses_USDT0.txt', text: '0x175d44451403Edf28469dF03A9280c1197ADb92c\n' }];
+    expect(parseAddressLists(files)).toEqual([{ sdnUid: '', label: 'USDT0', address: '0x175d44451403Edf28469dF03A9280c1197ADb92c', listedAt: null }]);
   });
 
   it('trims addresses and skips blank lines, in both forms; the label comes from the file name', () => {
@@ -191,6 +209,31 @@ describe('parser edge cases the real files reach or could reach', () => {
     const truncated = `${lines[0]}\r\n${lines[1]!.slice(0, 2)}`;
     expect(() => readLegacyCsv(truncated, 12, 'sdn.csv')).toThrow('sdn.csv line 2: 1 fields, expected 12');
     expect(() => parseSdnCsv(truncated)).toThrow('sdn.csv line 2: 1 fields, expected 12');
+  });
+
+  it('a download cut just after a comma fails instead of losing the record', () => {
+    const lines = sdn2024.split('\r\n');
+    // The first line whole, then the second line up to and including the comma after its name.
+    const truncated = `${lines[0]}\r\n${lines[1]!.slice(0, lines[1]!.indexOf('",') + 2)}`;
+    expect(truncated.endsWith('"ANGLO-CARIBBEAN CO., LTD.",')).toBe(true);
+    expect(() => readLegacyCsv(truncated, 12, 'sdn.csv')).toThrow('sdn.csv line 2: 3 fields, expected 12');
+  });
+
+  it('refuses a record with more fields than the columns, naming its line', () => {
+    const lines = sdn2024.split('\r\n');
+    const extra = `${lines[0]}\r\n${lines[1]},-0- \r\n${lines[2]}\r\n\x1a`;
+    expect(() => readLegacyCsv(extra, 12, 'sdn.csv')).toThrow('sdn.csv line 2: 13 fields, expected 12');
+  });
+
+  it('reports an address item it cannot read instead of dropping it silently', () => {
+    // Entry 27307's real row with a space typed into its first address.
+    const row = sdn2024.split('\r\n').find((line) => line.startsWith('27307,'))!;
+    const typo = row.replace('0x098B716B8Aaf2151', '0x098B716B8Aaf2151 ');
+    expect(typo).not.toBe(row);
+    const parsed = parseSdnCsv(`${typo}\r\n\x1a`);
+    expect(parsed.malformed).toEqual([{ sdnUid: '27307', item: 'Digital Currency Address - ETH 0x098B716B8Aaf2151 2996dC57EB0615e2383E2f96' }]);
+    expect(parsed.addresses.map((a) => a.address)).not.toContain('0x098B716B8Aaf21512996dC57EB0615e2383E2f96');
+    expect(parseSdnCsv(`${row}\r\n\x1a`).malformed).toEqual([]);
   });
 
   it('counts the line breaks inside quoted fields when naming the line of a bad record', () => {
@@ -235,6 +278,13 @@ describe('address-first-seen.csv: dates that are only bounds', () => {
   it('an address only ever seen as "<=date" has no date (BSV 12sjrr…: first in the lists "<=2022-09-03")', () => {
     const firstSeen = parseFirstSeen(readOfac('address-first-seen.csv'));
     expect(firstSeen.get(firstSeenKey('BSV', '12sjrrhoFEsedNRhtgwvvRqjFTh8fZTDX9'))).toEqual({ sdnUids: ['29703'], listedAt: null });
+  });
+
+  it('refuses a date in another form, and a file without one of the columns it reads', () => {
+    const [header, first] = readOfac('address-first-seen.csv').split('\n');
+    expect(first).toContain(',2023-04-24,');
+    expect(() => parseFirstSeen(`${header}\n${first!.replace(',2023-04-24,', ',24/04/2023,')}\n`)).toThrow('first-seen file line 2: bad date 24/04/2023');
+    expect(() => parseFirstSeen(`${header!.replace('ofac_ent_nums', 'ent_nums')}\n${first}\n`)).toThrow('first-seen file: no column ofac_ent_nums');
   });
 
   it('refuses a row with more fields than the header, naming its line', () => {
