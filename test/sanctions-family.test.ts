@@ -50,9 +50,13 @@ describe('familyOfListed', () => {
     ['NEW', 'something-else', 'unknown', 'something-else'],
     // A bech32 bc1 address is Bitcoin by its form alone, whatever the label (here a real XBT one under USDT).
     ['USDT', 'bc1qdt3gml5z5n50y5hm04u2yjdphefkm0fl2zdj68', 'bitcoin', 'bc1qdt3gml5z5n50y5hm04u2yjdphefkm0fl2zdj68'],
+    // ... even the label of a chain of its own: the form decides before the label.
+    ['BCH', 'bc1qdt3gml5z5n50y5hm04u2yjdphefkm0fl2zdj68', 'bitcoin', 'bc1qdt3gml5z5n50y5hm04u2yjdphefkm0fl2zdj68'],
     // A malformed address under a known label takes the label's usual family, verbatim.
     ['ETH', '0x098B716B8Aaf21512996dC57EB0615e2383E2f9', 'evm', '0x098B716B8Aaf21512996dC57EB0615e2383E2f9'],
     ['XBT', '12HQDsicffSBaYdJ6BhnE22sfjTESmmzKy', 'bitcoin', '12HQDsicffSBaYdJ6BhnE22sfjTESmmzKy'],
+    ['ETC', '0xd882cfc20f52f2599d84b8e8d58c7fb62cfe344', 'evm', '0xd882cfc20f52f2599d84b8e8d58c7fb62cfe344'],
+    ['SOL', '42RLPACwZPx3vYYmxSueqsogfynBDqXK298EDsNo', 'solana', '42RLPACwZPx3vYYmxSueqsogfynBDqXK298EDsNo'],
   ])('%s %s → %s', (label, address, family, normalised) => {
     expect(familyOfListed(label, address)).toEqual({ family, address: normalised });
   });
@@ -68,6 +72,8 @@ describe('familyOfListed', () => {
     expect(normaliseAddress(`bitcoincash:${cashAddr.toUpperCase()}`)).toBe(`bitcoincash:${cashAddr.toUpperCase()}`);
     // Litecoin's bech32 (BIP-173 test vector form) is case-insensitive too.
     expect(normaliseAddress('LTC1QG42TKWUZD0YFPHZHNFH5NAKSVE4GWSWEN8DRVA')).toBe('ltc1qg42tkwuzd0yfphzhnfh5naksve4gwswen8drva');
+    // bech32 in mixed case is no bech32 (BIP-173): kept as given, so it matches no listing.
+    expect(normaliseAddress('bc1qDT3gml5z5n50y5hm04u2yjdphefkm0fl2zdj68')).toBe('bc1qDT3gml5z5n50y5hm04u2yjdphefkm0fl2zdj68');
     // A Bitcoin legacy address keeps its case.
     expect(normaliseAddress('18M8bJWMzWHDBMxoLqjHHAffdRy4SrzkfB')).toBe('18M8bJWMzWHDBMxoLqjHHAffdRy4SrzkfB');
   });
