@@ -283,3 +283,63 @@ describe('refreshSanctionsList refusing a sharp drop', () => {
     await expect(refresh({})).resolves.toMatchObject({ changed: true, addressCount: 9 });
   });
 });
+
+describe('refreshSanctionsList: drops are not offset by additions', () => {
+  const own = blockStore('sanctions-load-swap');
+
+  it('a list that swaps out more than a tenth for as many new addresses is refused', async () => {
+    const dir = path.join(work, 'swapping-lists');
+    mkdirSync(dir, { recursive: true });
+    const eth = readFileSync(path.join(addressListsDir, 'sanctioned_addresses_ETH.txt'), 'utf8').split('\n').slice(0, 12);
+    const publish = (addresses: string[]) => writeFileSync(path.join(dir, 'sanctioned_addresses_ETH.txt'), addresses.join('\n') + '\n');
+    const run = (options?: RefreshOptions) => refreshSanctionsList({ store: own(), log: silentLogger }, { kind: 'address-lists', dir }, options);
+
+    publish(eth.slice(0, 10));
+    await expect(run()).resolves.toMatchObject({ changed: true, addressCount: 10 });
+    // Ten addresses again, two of them new: two of the loaded ten would answer clear.
+    publish([...eth.slice(2, 10), eth[10]!, eth[11]!]);
+    await expect(run()).rejects.toThrow('lacks 2 of the 10 loaded addresses');
+    expect(await own().read("SELECT count(*)::INTEGER AS n FROM sanctioned_addresses WHERE address = lower($1)", [eth[0]!])).toEqual([{ n: 1 }]);
+  });
+});
+
+describe('refreshSanctionsList: what a refresh tells the operator', () => {
+  const own = blockStore('sanctions-load-warnings');
+  const files = tempDataDir('sanctions-load-warnings-files');
+  const refreshLogged = async (source: SanctionsSource, options?: RefreshOptions) => {
+    const logged: string[] = [];
+    const result = await refreshSanctionsList({ store: own(), log: createLogger('test', (line) => logged.push(line)) }, source, { allowShrink: true, ...options });
+    return { result, logged };
+  };
+
+  it('warns about an address item it cannot read (a typo in entry 27307 of the real sdn.csv)', async () => {
+    const row = readFileSync(sdn2024, 'utf8').split('\r\n').find((line) => line.startsWith('27307,'))!;
+    const file = path.join(files, 'typo.csv');
+    writeFileSync(file, `${row.replace('0x098B716B8Aaf2151', '0x098B716B8Aaf2151 ')}\r\n\x1a`);
+    const { logged } = await refreshLogged({ kind: 'sdn-csv', sdnFile: file });
+    const warning = logged.find((line) => line.includes(' warn test:sanctions sanctions source has defects'));
+    expect(warning).toContain('entry 27307: unreadable address item \\"Digital Currency Address - ETH 0x098B716B8Aaf2151 2996dC57EB0615e2383E2f96\\"');
+  });
+
+  it('warns about addresses of no known family, which no lookup can match', async () => {
+    const dir = path.join(files, 'new-label');
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(path.join(addressListsDir, 'sanctioned_addresses_ETH.txt'), path.join(dir, 'sanctioned_addresses_ETH.txt'));
+    // A real Monero address (of the XMR list) under a label this code does not know.
+    const xmr = readFileSync(path.join(addressListsDir, 'sanctioned_addresses_XMR.txt'), 'utf8').split('\n')[0]!.trim();
+    writeFileSync(path.join(dir, 'sanctioned_addresses_NEW.txt'), `${xmr}\n`);
+    const { logged } = await refreshLogged({ kind: 'address-lists', dir });
+    const warning = logged.find((line) => line.includes(' warn test:sanctions addresses of no known family: no lookup can match them'));
+    expect(warning).toContain(`"addresses":["NEW ${xmr}"]`);
+  });
+
+  it('accepts a source of exactly the size limit, and refuses one byte more', async () => {
+    const size = readFileSync(samplePath).byteLength;
+    await expect(refreshLogged({ kind: 'sdn-advanced-xml', file: samplePath }, { limits: { timeoutMs: 5_000, maxBytes: size } })).resolves.toMatchObject({
+      result: { addressCount: 12 },
+    });
+    await expect(refreshLogged({ kind: 'sdn-advanced-xml', file: samplePath }, { limits: { timeoutMs: 5_000, maxBytes: size - 1 } })).rejects.toThrow(
+      `sdn_advanced-sample.xml: larger than ${size - 1} bytes`,
+    );
+  });
+});
