@@ -1,6 +1,6 @@
 // createSanctionsLookup on a real store loaded with the sample XML and the real 2024 SDN CSV.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openStore, type Store } from '../pipeline/store/store.ts';
 import { silentLogger } from '../pipeline/log.ts';
@@ -183,5 +183,21 @@ describe('createSanctionsLookup: which listing a shared address reports', () => 
     await refreshSanctionsList({ store: own(), log: silentLogger }, { kind: 'sdn-advanced-xml', file });
     const renumbered = createSanctionsLookup(own(), { recheckMs });
     expect(await renumbered.check('0x4f47bc496083c727c5fbe3ce9cdf2b0f6496270c', 'evm')).toEqual({ status: 'listed', sanctioned: true, ofac_label: 'ARB', sdn_uid: '42498', listed_at: '2023-04-24' });
+  });
+
+  it('a listing that names its entry wins over one that names none', async () => {
+    // The real ETH list, and 0xd882…344b (entry 29585 under ETC and ETH, no known first sighting)
+    // also under USDC, which the first-seen file does not know: that row has no entry id and no date.
+    const dir = path.join(tempDataDir('sanctions-lookup-ties-lists'), 'lists');
+    mkdirSync(dir);
+    copyFileSync(path.join(addressListsDir, 'sanctioned_addresses_ETH.txt'), path.join(dir, 'sanctioned_addresses_ETH.txt'));
+    writeFileSync(path.join(dir, 'sanctioned_addresses_USDC.txt'), '0xd882cfc20f52f2599d84b8e8d58c7fb62cfe344b\n');
+    await refreshSanctionsList({ store: own(), log: silentLogger }, { kind: 'address-lists', dir, firstSeenFile: ofacPath('address-first-seen.csv') }, { allowShrink: true });
+    expect(await own().read("SELECT ofac_label, sdn_uid FROM sanctioned_addresses WHERE address = '0xd882cfc20f52f2599d84b8e8d58c7fb62cfe344b' ORDER BY ALL")).toEqual([
+      { ofac_label: 'ETH', sdn_uid: '29585' },
+      { ofac_label: 'USDC', sdn_uid: '' },
+    ]);
+    const lookup = createSanctionsLookup(own(), { recheckMs });
+    expect(await lookup.check('0xD882CFC20F52F2599D84B8E8D58C7FB62CFE344B', 'evm')).toEqual({ status: 'listed', sanctioned: true, ofac_label: 'ETH', sdn_uid: '29585', listed_at: null });
   });
 });
