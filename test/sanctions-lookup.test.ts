@@ -6,7 +6,9 @@ import { openStore, type Store } from '../pipeline/store/store.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { refreshSanctionsList } from '../pipeline/sanctions/load.ts';
 import { createSanctionsLookup } from '../pipeline/sanctions/lookup.ts';
-import { addressListsDir, ofacPath } from './helpers/ofac-data.ts';
+import { familyOfListed } from '../pipeline/sanctions/address-family.ts';
+import { parseAddressLists } from '../pipeline/sanctions/parse-address-lists.ts';
+import { addressListFiles, addressListsDir, ofacPath } from './helpers/ofac-data.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { blockStore } from './helpers/block-store.ts';
 
@@ -131,6 +133,28 @@ describe('createSanctionsLookup on the 0xB10C lists with first-seen dates', () =
     expect(await lookup.check('0x19aa5fe80d33a56d56c78e82ea5e50e5d80b4dff', 'evm')).toEqual({ status: 'listed', sanctioned: true, ofac_label: 'USDT', sdn_uid: '33151', listed_at: '2023-05-19' });
     // And this Bitcoin address under XBT (2021-09-21) and USDT (2023-05-19): the earlier one.
     expect(await lookup.check('1KUUJPkyDhamZXgpsyXqNGc3x1QPXtdhgz', 'bitcoin')).toEqual({ status: 'listed', sanctioned: true, ofac_label: 'XBT', sdn_uid: '33151', listed_at: '2021-09-21' });
+  });
+
+  it('finds every address of the lists as published, and case-insensitive forms in upper case', async () => {
+    const lookup = createSanctionsLookup(own(), { recheckMs, now: ownNow });
+    const upper = (family: string, address: string): string | null => {
+      if (family === 'evm') return `0x${address.slice(2).toUpperCase()}`;
+      if ((family === 'bitcoin' && /^bc1/i.test(address)) || (family === 'litecoin' && /^ltc1/i.test(address))) return address.toUpperCase();
+      if (family === 'bitcoin-cash' && /^[qp]/.test(address)) return `BITCOINCASH:${address.toUpperCase()}`;
+      return null;
+    };
+    const missed: string[] = [];
+    let spellings = 0;
+    for (const { label, address } of parseAddressLists(addressListFiles())) {
+      const { family } = familyOfListed(label, address);
+      for (const spelling of [address, upper(family, address)]) {
+        if (spelling === null) continue;
+        spellings++;
+        if ((await lookup.check(spelling, family)).status !== 'listed') missed.push(`${label} ${family} ${spelling}`);
+      }
+    }
+    expect(missed).toEqual([]);
+    expect(spellings).toBeGreaterThan(654 + 150);
   });
 
   it('finds a listed CashAddr in upper case and with its bitcoincash: prefix', async () => {
