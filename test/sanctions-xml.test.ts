@@ -38,6 +38,12 @@ describe('xml scanner', () => {
     expect(scan([doc])).toEqual(['<Root xmlns:ns="u" a="1 > 0" b="<&AB">', '<X>', '</X>', 'text "a & b<raw & text>"', '</Root>']);
   });
 
+  it('gives the same events for CDATA, comments and a BOM cut at any point, after an empty first chunk', () => {
+    const doc = '\ufeff<?xml version="1.0"?>\n<!-- c --><Root><![CDATA[<raw & text>]]><X a="1"/>a &amp; b<!-- d --></Root>\n';
+    const whole = scan([doc]);
+    for (const size of [1, 2, 3, 5, 8]) expect(scan(['', ...chunked(doc, size)])).toEqual(whole);
+  });
+
   it('gives the same events whatever the chunk boundaries', () => {
     const whole = scan([sample]);
     expect(whole.length).toBeGreaterThan(500);
@@ -155,6 +161,11 @@ describe('parseSdnAdvancedXml on variants of the sample', () => {
     expect(of47635(parsed)).toEqual([]);
     expect(parsed.addresses.every((a) => a.address !== '')).toBe(true);
     expect(parsed.warnings).toContain('profile 47635: a USDT address feature without a value');
+  });
+
+  it('joins the text of an address that a comment splits', () => {
+    const parsed = variant(detail, `<VersionDetail DetailTypeID="1432">${usdt.slice(0, 20)}<!-- split -->${usdt.slice(20)}</VersionDetail>`);
+    expect(of47635(parsed)).toEqual([`USDT ${usdt} 2024-03-27`]);
   });
 
   it('trims white space around the address in VersionDetail', () => {
