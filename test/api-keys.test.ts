@@ -89,6 +89,16 @@ describe('API keys over HTTP', () => {
     }
   });
 
+  // Only one X-API-Key header holding exactly the key: not the key sent twice, nor as a bearer token.
+  it('does not accept a key sent twice or in another header', async () => {
+    const { api_key } = await createAccount(server.store, { plan: 'starter' }, server.keys);
+    const twice = await fetch(`${server.url}/v1/reputation/${unknown}`, { headers: [['X-API-Key', api_key], ['X-API-Key', api_key]] });
+    expect([twice.status, ((await twice.json()) as { error: { code: string } }).error.code]).toEqual([401, 'signup_required']);
+    for (const headers of [{ Authorization: `Bearer ${api_key}` }, { 'X-API-Key': `${api_key} x` }, { 'X-API-Key': api_key.slice(0, -1) }] as Record<string, string>[]) {
+      expect(await lookup(headers), JSON.stringify(headers)).toMatchObject({ status: 401, body: { error: { code: 'signup_required' } } });
+    }
+  });
+
   // A key whose revoked_at is set is refused from the next start on, and its allowlist can no longer be changed.
   it('refuses a revoked key after a restart', async () => {
     const kept = await createAccount(server.store, { plan: 'enterprise' }, server.keys);
