@@ -107,6 +107,38 @@ describe('POST /v1/reputation:batch', () => {
     expect(huge.body.error.code).toBe('payload_too_large');
   });
 
+  // README: 413 past 32 KiB, 415 unless application/json, 400 without a body; a chunked body
+  // (no Content-Length) is read like any other.
+  it('reads a body of exactly 32 KiB, chunked or not, and refuses one byte more, another type and none', async () => {
+    const ofSize = (bytes: number) => {
+      const json = JSON.stringify({ addresses: [payee] });
+      return json + ' '.repeat(bytes - json.length);
+    };
+    const chunked = (text: string) =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          const bytes = new TextEncoder().encode(text);
+          for (let at = 0; at < bytes.length; at += 4096) controller.enqueue(bytes.subarray(at, at + 4096));
+          controller.close();
+        },
+      });
+    // A key of its own, so the earlier tests' calls leave its per-second window open.
+    const { api_key } = await createAccount(server.store, { plan: 'scale' }, server.keys);
+    const post = async (body: string | ReadableStream<Uint8Array> | undefined, headers: Record<string, string>) => {
+      const res = await fetch(`${server.url}/v1/reputation:batch`, { method: 'POST', headers: { 'X-API-Key': api_key, ...headers }, body, duplex: 'half' } as RequestInit);
+      return `${res.status} ${res.status === 200 ? '' : ((await res.json()) as { error: { code: string } }).error.code}`.trim();
+    };
+    const json = { 'content-type': 'application/json' };
+    expect(await post(ofSize(32 * 1024), json)).toBe('200');
+    expect(await post(ofSize(32 * 1024 + 1), json)).toBe('413 payload_too_large');
+    expect(await post(chunked(ofSize(32 * 1024)), json)).toBe('200');
+    expect(await post(chunked(ofSize(32 * 1024 + 1)), json)).toBe('413 payload_too_large');
+    expect(await post(ofSize(100), { 'content-type': 'application/json; charset=utf-8' })).toBe('200');
+    expect(await post(ofSize(100), { 'content-type': 'text/plain' })).toBe('415 unsupported_media_type');
+    expect(await post(undefined, {})).toBe('400 bad_request');
+    expect(await post(undefined, json)).toBe('400 bad_request');
+  });
+
   // Last: it replaces the server with one whose lag is an hour and whose clock the test sets.
   it('each record is scored or stale as a single lookup would say, under the configured STALE_AFTER_SECONDS', async () => {
     await server.close();
