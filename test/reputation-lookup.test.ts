@@ -74,7 +74,8 @@ describe('reputation lookups: status and the view variant', () => {
       expect(variant.headers.get('x-quota-limit')).toBeNull();
       expect(Number((await lookup(payee, keys.paid)).headers.get('x-quota-used'))).toBe(usedBefore + 1);
       // An answer the API chose, not a fault: a warning with its code, no error or stack.
-      expect(logLines.filter((l) => / (warn|error) /.test(l))).toEqual([expect.stringMatching(/ warn test request refused \{.*"code":"stale_data"/)]);
+      // Logged with the answer's request id, so an operator finds the request a client reports.
+      expect(logLines.filter((l) => / (warn|error) /.test(l))).toEqual([expect.stringMatching(new RegExp(` warn test request refused \\{"requestId":"${variant.headers.get('x-request-id')}",.*"code":"stale_data"`))]);
     } finally {
       now = saved;
     }
@@ -324,5 +325,28 @@ describe('reputation lookups: status and the view variant', () => {
     expect(await at(3_601)).toEqual({ status: 'stale', chain: 'stale', variant: 503, code: 'stale_data', health: 'degraded', stale: true });
     // And back (a newer run would do the same): the served records follow the clock, cached or not.
     expect(await at(3_000)).toMatchObject({ status: 'scored', variant: 200 });
+  });
+});
+
+// A fault (here: the database closed under the running server) is answered 500 internal_error with
+// a generic message, and logged as an error with the answer's request id and the stack.
+describe('a request that fails inside the server', () => {
+  const dataDir = tempDataDir('internal-error');
+  const logLines: string[] = [];
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0' }), createLogger('test', (line) => logLines.push(line)));
+  });
+  afterAll(() => server?.close());
+
+  it('answers 500 internal_error without details and logs the fault with the request id', async () => {
+    const { api_key } = await createAccount(server.store, { plan: 'starter' }, server.keys);
+    await server.store.close();
+    logLines.length = 0;
+    const res = await fetch(`${server.url}/v1/reputation/${payee}`, { headers: { 'X-API-Key': api_key } });
+    expect([res.status, await res.json()]).toEqual([500, { error: { code: 'internal_error', message: 'internal error; retry later or contact support with the X-Request-Id' } }]);
+    const id = res.headers.get('x-request-id');
+    expect(id).toMatch(/^req_/);
+    expect(logLines.filter((l) => / (warn|error) /.test(l))).toEqual([expect.stringMatching(new RegExp(` error test request failed \\{"requestId":"${id}","path":"/v1/reputation/${payee}","error":".*\\\\n\\s+at `))]);
   });
 });
