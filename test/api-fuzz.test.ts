@@ -286,9 +286,18 @@ function send(origin: URL, req: FuzzRequest, headers: Record<string, string | st
 
 const stackTrace = /\n\s+at \S|node:internal|node_modules|file:\/\/|\/[\w.-]+\.(?:ts|js|mjs|cjs)(?::\d+)?\b/;
 
+// Every X-Request-Id seen: each answer has its own.
+const requestIds = new Set<string>();
+
 /** The assertions every answer must pass, whatever was sent. */
 function checkAnswer(req: FuzzRequest, answer: Answer): void {
   const what = `${req.method} ${req.path.slice(0, 200)} -> ${answer.status} ${answer.body.slice(0, 300)}`;
+  // Every response has an X-Request-Id (README), also what Node's parser refused: req_ + 10
+  // base-36 digits of the millisecond + 12 random letters, never the id of another answer.
+  const id = String(answer.headers['x-request-id']);
+  expect(id, what).toMatch(/^req_[0-9a-z]{10}[A-HJ-NP-Za-km-z2-9]{12}$/);
+  expect(requestIds.has(id), `${what}: X-Request-Id ${id} seen before`).toBe(false);
+  requestIds.add(id);
   expect(answer.status, what).toBeLessThan(500);
   expect(answer.body, what).not.toMatch(stackTrace);
   expect(answer.body, what).not.toContain(process.cwd());
@@ -584,6 +593,16 @@ describe('API fuzz: any request gets a non-5xx answer, errors in the 7.1 format'
         const answer = await rawRequest(raw);
         expect([answer.status, code(answer)], raw.slice(0, 40)).toEqual([status, expected]);
       }
+    });
+
+    // RFC 9112: 400 for an HTTP/1.1 request without Host; the connection is closed after it, so a
+    // request pipelined behind it is never served.
+    it('an HTTP/1.1 request without Host: 400 with Connection: close, and nothing after it served', async () => {
+      const text = await rawExchange(Number(origin.port), 'GET /health HTTP/1.1\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n', true);
+      expect(text.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 400']);
+      const answer = parseRawAnswer(text);
+      checkAnswer({ method: 'RAW', path: '/health', key: { kind: 'none' }, headers: {}, chunked: false, tick: 0 }, answer);
+      expect([code(answer), answer.headers.connection]).toEqual(['bad_request', 'close']);
     });
 
     it('a HEAD request the parser refuses gets its status without a body', async () => {
