@@ -603,6 +603,11 @@ describe('API fuzz: any request gets a non-5xx answer, errors in the 7.1 format'
       const answer = parseRawAnswer(text);
       checkAnswer({ method: 'RAW', path: '/health', key: { kind: 'none' }, headers: {}, chunked: false, tick: 0 }, answer);
       expect([code(answer), answer.headers.connection]).toEqual(['bad_request', 'close']);
+      // Refused, not served as well: a keyed lookup without Host is not counted against the quota.
+      const lookup: FuzzRequest = { method: 'GET', path: `/v1/reputation/${knownAddresses[0]}`, key: { kind: 'named', name: 'starter', variant: 'as is' }, headers: {}, chunked: false, tick: 1_000 };
+      const used = Number((await fire(lookup)).headers['x-quota-used']);
+      expect((await rawRequest(`GET ${lookup.path} HTTP/1.1\r\nX-API-Key: ${keys.starter}\r\n\r\n`)).status).toBe(400);
+      expect(Number((await fire(lookup)).headers['x-quota-used'])).toBe(used + 1);
     });
 
     it('a HEAD request the parser refuses gets its status without a body', async () => {
