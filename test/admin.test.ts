@@ -142,6 +142,22 @@ describe('server start and stop', () => {
     expect(created.code, created.stderr).toBe(0);
   });
 
+  // The operator at the CLI is told what failed (the public API answers a generic message instead).
+  it('answers an operation that fails inside the server 500 internal_error with its reason', async () => {
+    const server = await startServer(config, silentLogger);
+    try {
+      await server.store.close();
+      const res = await fetch(`${server.adminUrl}/admin/operations/accounts.create`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${readFileSync(path.join(dataDir, 'admin.token'), 'utf8')}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ plan: 'free' }),
+      });
+      expect([res.status, await res.json()]).toEqual([500, { error: { code: 'internal_error', message: 'store is closed' } }]);
+    } finally {
+      await server.close();
+    }
+  });
+
   // Shutdown order: stop accepting, let the request in flight finish, then flush its count, then
   // close the database. The request is in flight once the server answered its 100-continue.
   it('stops accepting at once, finishes the request in flight, and counts it in the last flush', async () => {
