@@ -93,6 +93,18 @@ describe('serve with Redis unreachable', () => {
   }, 60_000);
 });
 
+describe('serve and a second signal', () => {
+  // The first signal starts a clean stop; another one during it ends the process at once (130).
+  it('exits 130 at once on a second signal during the stop', async () => {
+    const dataDir = tempDataDir('cli-second-signal');
+    const serve = await startServe(dataDir, cliEnv(dataDir));
+    serve.child.kill('SIGTERM');
+    serve.child.kill('SIGINT');
+    expect(await serve.exited).toBe(130);
+    expect(serve.stderr()).not.toContain('stopped cleanly');
+  });
+});
+
 describe('a server that is gone', () => {
   // admin.json left by a server that died (kill -9) names a dead PID: the CLI ignores it and opens the database itself.
   it('a CLI treats admin files whose process has exited as absent', async () => {
