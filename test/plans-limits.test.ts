@@ -151,8 +151,14 @@ describe('plans, limits and usage over HTTP', () => {
       ctx.state.account = { keyId: 'key_t', accountId: 'acc_t', plan: ctx.get('X-Plan') as PlanName, status: 'active' };
       await next();
     });
-    router.post('/v1/assess', entitled('assess'), (ctx) => void (ctx.body = { ok: true }));
-    router.get('/v1/signed', entitled('signed_responses'), (ctx) => void (ctx.body = { ok: true }));
+    // The gate answers before the endpoint runs: a refused call does no work.
+    let served = 0;
+    const serve = (ctx: Koa.Context) => {
+      served++;
+      ctx.body = { ok: true };
+    };
+    router.post('/v1/assess', entitled('assess'), serve);
+    router.get('/v1/signed', entitled('signed_responses'), serve);
     app.use(router.routes());
     const listener = http.createServer(app.callback()).listen(0, '127.0.0.1');
     await new Promise((resolve) => listener.once('listening', resolve));
@@ -165,6 +171,8 @@ describe('plans, limits and usage over HTTP', () => {
         expect([plan, signed.status]).toEqual([plan, plan === 'enterprise' ? 200 : 402]);
         if (signed.status === 402) expect(((await signed.json()) as any).error.code).toBe('payment_required');
       }
+      // assess on every plan but free, signed on enterprise only.
+      expect(served).toBe(planNames.filter((plan) => plan !== 'free').length + planNames.filter((plan) => plan === 'enterprise').length);
     } finally {
       await new Promise((resolve) => listener.close(resolve));
     }
