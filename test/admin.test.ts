@@ -62,6 +62,9 @@ describe('admin endpoint', () => {
       expect(res.status, auth).toBe(401);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
     }
+    // Nor in the URL, where logs and shell history would keep it.
+    const inQuery = await fetch(`${server.adminUrl}/admin/operations/accounts.create?token=${token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"plan":"free"}' });
+    expect(inQuery.status).toBe(401);
     expect(await server.store.read('SELECT count(*)::INTEGER AS n FROM accounts')).toEqual([{ n: 0 }]);
   });
 
