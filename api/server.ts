@@ -80,9 +80,8 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   });
   const api = createApiServer(listener);
   const adminToken = newSecret('adm_');
-  const admin = http.createServer(createAdminApp({ store, config, log: log.child('admin'), keys, runs, jobs, usage }, adminToken).callback());
-  // Node's default keep-alive would hold close() open for idle clients; 5 s is plenty locally.
-  api.keepAliveTimeout = admin.keepAliveTimeout = 5_000;
+  // The same server as the API's: a request Node's parser refuses is answered in the API's format too.
+  const admin = createApiServer(createAdminApp({ store, config, log: log.child('admin'), keys, runs, jobs, usage }, adminToken).callback());
 
   try {
     await listen(api, config.port, config.host);
@@ -160,7 +159,7 @@ function listen(server: http.Server, port: number, host: string): Promise<void> 
 
 function stopListening(server: http.Server): Promise<void> {
   return new Promise((resolve) => {
+    // Node 19+ closes idle keep-alive connections here too; requests in flight finish first.
     server.close(() => resolve());
-    server.closeIdleConnections();
   });
 }

@@ -74,6 +74,21 @@ describe('admin endpoint', () => {
     expect((await call('accounts.create', {}, '')).status).toBe(401);
   });
 
+  // A request Node's parser refuses is answered in the API's format here too, with a request id.
+  it('answers a malformed request with the API error body', async () => {
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(new URL(server.adminUrl).port), '127.0.0.1', () => socket.end('GET /admin/operations/jobs.list HTTP/1.1\r\nHost: 127.0.0.1\r\nno colon here\r\n\r\n'));
+      let text = '';
+      socket.on('data', (d) => (text += d));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    const [head, body] = raw.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(head).toMatch(/\r\nX-Request-Id: req_/i);
+    expect(JSON.parse(body!)).toEqual({ error: { code: 'bad_request', message: 'the request is not valid HTTP/1.1' } });
+  });
+
   // Operations are POST only, and only the listed ones: inherited names such as constructor are unknown.
   it('answers 404 for another method or an inherited name', async () => {
     const put = await fetch(`${server.adminUrl}/admin/operations/jobs.list`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
