@@ -70,13 +70,18 @@ interface PreviousRun {
 // Temporary tables a run builds, dropped at its end so their memory is freed.
 const runTables = [
   'run_params', 'previous_cursors', 'changed_addresses', 'changed_agents',
-  'payment_floor', 'new_imports', 'removed_payments', 'added_payments', 'gone_payments', 'new_payments', 'paid_addresses',
+  'payment_floor', 'new_imports', 'removed_payments', 'added_payments', 'paid_addresses',
   'touched_ratings', 'scope_agents', 'scope_addresses', 'weight_clients', 'fact_addresses',
-  'recount_pairs', 'recount_months', 'pair_payments', 'fresh_pairs', 'stored_pairs', 'kept_pairs', 'changed_pairs',
-  'fresh_months', 'kept_months', 'changed_months', 'recounted_months', 'stored_facts', 'new_facts', 'scoped_facts',
+  'recount_pairs', 'recount_months', 'stored_pairs', 'changed_pairs',
+  'fresh_months', 'replaced_months', 'changed_months', 'stored_facts', 'new_facts',
   'feedback_addresses', 'run_feedback', 'run_feedback_weights', 'kept_feedback_counts', 'stored_weights',
   'replaced_chain_rows', 'replaced_addresses', 'multi_chain', 'multi_chain_activity', 'related_agents', 'reflagged_feedback', 'run_address_cells', 'run_chain_cells',
 ];
+
+// Stores whose writer connection holds the model's macros (sql/score/macros.sql): temporary
+// macros outlive a transaction once it commits, and creating them costs every run a few
+// milliseconds of planning. Marked only after a commit: a rolled-back run takes them with it.
+const macrosCreated = new WeakSet<Store>();
 
 export async function runScoring(store: Store, options: ScoringOptions = {}): Promise<ScoringRun> {
   const addresses = (options.addresses ?? []).map((a) => {
@@ -84,9 +89,10 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
     if (!parsed) throw new Error(`not an EVM or Solana address: ${a}`);
     return parsed;
   });
+  const createMacros = !macrosCreated.has(store);
   const committed = await store.write(async (tx) => {
     await refreshFacilitators(tx);
-    await step(tx, 'macros', options.onStep);
+    if (createMacros) await step(tx, 'macros', options.onStep);
     const [last] = await tx.all(
       `SELECT run_id, strftime(scored_at, '%Y-%m-%d %H:%M:%S.%f') AS scored_at, inputs::VARCHAR AS inputs
          FROM scoring_runs ORDER BY run_id DESC LIMIT 1`,
@@ -123,6 +129,8 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
     // still build the join over every address in a full run. The run id too: a filter on it
     // skips by their zone maps every row group written before this run.
     await tx.run(`SET VARIABLE is_full = (SELECT is_full FROM run_params); SET VARIABLE run_id = (SELECT run_id FROM run_params)`);
+    if (kind === 'full') await step(tx, 'clear_full', options.onStep);
+    if (rebuildPayments) await step(tx, 'clear_payments', options.onStep);
 
     // The agents whose rows this run rebuilds (sql/score/agents.sql): every agent in a full run.
     if (kind === 'incremental') await step(tx, 'changed_agents', options.onStep);
@@ -171,6 +179,7 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
       scoredAt: String(run!.scored_at),
     };
   });
+  macrosCreated.add(store);
   // Committed: in-process caches of served records (api/reputation/cache.ts) drop the old run's.
   publishNewestRun(store, committed.runId);
   return committed;

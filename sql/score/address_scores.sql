@@ -4,8 +4,7 @@
 -- type on the best chain, payment counts summed, distinct counterparties, days and months:
 -- migrations 020 and 031) are kept beside it, so the run's stats, the legacy browse and the 2.8
 -- view read them from this table.
--- A full run replaces every row: an address no longer in any input loses its score.
-DELETE FROM address_scores WHERE getvariable('is_full');
+-- A full run replaces every row (sql/score/clear_full.sql): an address no longer in any input loses its score.
 
 -- The rows replaced, with what the stats count them by (sql/score/stats.sql subtracts them), found
 -- in one scan; the delete then finds them by row id, not by comparing every address again.

@@ -1,7 +1,7 @@
 -- Agents in scope: the five dimensions and the score of each registered agent, from its
 -- registration file and evidence (identity, declared capability), the payments of its payment
 -- address (activity, reach, demonstrated capability) and its weighted feedback (trust).
--- A full run replaces every row (an agent a reorg removed goes).
+-- A full run replaces every row (sql/score/clear_full.sql; an agent a reorg removed goes).
 
 -- How many entries and clients rate each agent in scope whose feedback did not change: as the
 -- previous run counted them (read before its rows go). Only changed agents are counted again.
@@ -11,13 +11,11 @@ SELECT chain, agent_id, feedback_count, client_count FROM agent_scores s
   ANTI JOIN changed_agents USING (chain, agent_id)
  WHERE NOT getvariable('is_full');
 
-DELETE FROM agent_scores WHERE getvariable('is_full');
 DELETE FROM agent_scores WHERE NOT getvariable('is_full') AND (chain, agent_id) IN (SELECT (chain, agent_id) FROM scope_agents);
 
 -- The clients' weights this run recomputed (sql/score/weights.sql): only rows that changed are
 -- rewritten (and carry this run's id); a client no longer rating the agent loses its row. The
 -- stored rows of those clients are read in one scan, with their row ids for the delete.
-DELETE FROM feedback_weights WHERE getvariable('is_full');
 CREATE OR REPLACE TEMP TABLE stored_weights AS
 SELECT w.rowid AS row_id, w.* FROM feedback_weights w
   SEMI JOIN weight_clients c ON c.chain = w.chain AND c.agent_id = w.agent_id AND c.client_address = w.client_address

@@ -1,5 +1,6 @@
 -- Keeps registered_agents (migration 025): every registered agent as it stands now (all chains),
--- with its owner, payment address, registration file and evidence. A full run rebuilds every row;
+-- with its owner, payment address, registration file and evidence. A full run rebuilds every row
+-- (sql/score/clear_full.sql empties the table);
 -- any other run the rows of changed_agents (sql/score/changed_agents.sql), from every identity row
 -- of those agents. Agents are keyed by (chain, agent_id): each chain has one identity registry.
 
@@ -10,7 +11,6 @@ CREATE OR REPLACE TEMP MACRO agent_rows(t) AS TABLE
   SELECT r.* FROM query_table(t) r SEMI JOIN changed_agents c ON c.chain = r.chain AND c.agent_id = r.agent_id
    WHERE NOT getvariable('is_full');
 
-DELETE FROM registered_agents WHERE getvariable('is_full');
 DELETE FROM registered_agents a USING changed_agents c
  WHERE NOT getvariable('is_full') AND c.chain = a.chain AND c.agent_id = a.agent_id;
 

@@ -1,8 +1,7 @@
 -- Addresses in scope, per chain: facts, dimensions, score and classification. An address that is
 -- the payment address of registered agents takes the dimensions of its best agent; any other
 -- address has no registered identity or declared capability, and neutral trust.
--- A full run replaces every row: an address no longer in any input loses its score.
-DELETE FROM chain_scores WHERE getvariable('is_full');
+-- A full run replaces every row (sql/score/clear_full.sql): an address no longer in any input loses its score.
 
 -- The rows replaced, and whether each has candidate payment activity (sql/score/stats.sql counts
 -- those per chain), found in one scan; the delete then finds them by row id.

@@ -6,7 +6,6 @@
 -- Keeps rated_feedback (migration 026): the entries of the agents this run rebuilds (every
 -- agent in a full run, else changed_agents: new feedback, revocations or imports), with the
 -- chain's entry winning over an imported one with the same key.
-DELETE FROM rated_feedback WHERE getvariable('is_full');
 DELETE FROM rated_feedback f USING changed_agents c
  WHERE NOT getvariable('is_full') AND c.chain = f.chain AND c.agent_id = f.agent_id;
 
@@ -55,7 +54,6 @@ SELECT f.* FROM rated_feedback f
  WHERE NOT getvariable('is_full');
 
 -- Keeps chain_feedback (migration 028): per (chain, address), the feedback to the agents paid there.
-DELETE FROM chain_feedback WHERE getvariable('is_full');
 DELETE FROM chain_feedback WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM feedback_addresses);
 
 INSERT INTO chain_feedback

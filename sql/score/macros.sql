@@ -1,6 +1,7 @@
 -- Scoring model v1: the formulas every scoring query uses (docs/scoring.md explains each).
 -- Temporary macros live on the writer's connection only, so they never enter the database file
--- or its WAL; each run creates them again.
+-- or its WAL; the first run on a connection creates them (pipeline/score/run.ts), the API's read
+-- connections their own (api/reputation/lookup.ts).
 
 -- 0 at 0, 1 at `ceiling_value`, logarithmic in between: the first payments count most.
 CREATE OR REPLACE TEMP MACRO saturate(x, ceiling_value) AS least(1.0, ln(1 + greatest(x, 0)) / ln(1 + ceiling_value));

@@ -60,8 +60,7 @@ days AS (             -- a month row per month with payments, a bit per day: the
     FROM (SELECT chain, address, active_days AS days, active_months AS months FROM stored_facts
            WHERE address IN (SELECT address FROM paid_addresses)
           UNION ALL SELECT chain, address, bit_count(days), 1 FROM changed_months
-          UNION ALL SELECT chain, address, -bit_count(days), -1 FROM kept_months
-          UNION ALL SELECT chain, address, -bit_count(days), -1 FROM recounted_months)
+          UNION ALL SELECT chain, address, -bit_count(days), -1 FROM replaced_months)
    GROUP BY chain, address
 )
 SELECT a.chain, a.address,

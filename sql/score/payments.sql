@@ -1,6 +1,6 @@
 -- Brings scored_payments (migration 011) up to date with x402_payments. Only what can have
 -- changed since the previous run is replaced (a rebuild empties the table and its aggregates
--- first and has no previous cursors, so the same statements then copy the whole view):
+-- first, sql/score/clear_payments.sql, and has no previous cursors, so the same statements then copy the whole view):
 --   rows above the payment floor, chain and imported: the lowest block the previous run had read
 --     on the chain's payment sources (token, permit2; -1 on a source it had not seen). Above it a
 --     transfer could still have lacked its authorisation or settlement, or been unindexed, and
@@ -11,12 +11,8 @@
 --   imported rows with the key of a row in a newer import, which replaced them (an import
 --     replaces rows with the same key whichever import brought them), and the rows of imports
 --     newer than the previous run.
--- What was removed and added, net of rows put back unchanged, is left in gone_payments and
--- new_payments for the aggregates (sql/score/pairs.sql). Reads run_params and previous_cursors.
-DELETE FROM scored_payments WHERE (SELECT rebuild_payments FROM run_params);
-DELETE FROM payment_pairs   WHERE (SELECT rebuild_payments FROM run_params);
-DELETE FROM payment_months  WHERE (SELECT rebuild_payments FROM run_params);
-DELETE FROM payment_facts   WHERE (SELECT rebuild_payments FROM run_params);
+-- What was removed and added, net of rows put back unchanged, is what gone_payments() and
+-- new_payments() give the aggregates (sql/score/pairs.sql). Reads run_params and previous_cursors.
 
 -- Per chain with a payment source. Ingestion writes a chain's rows and its cursor together; rows
 -- written without one (as some tests do) have no floor and count as new on every run (and are
@@ -74,16 +70,17 @@ INSERT INTO scored_payments SELECT * FROM added_payments;
 
 -- A row is one transfer (removed_payments is distinct, and the view has one row per key), so an
 -- anti join on the key and the whole row gives what EXCEPT ALL would, without its sort (15 ms
--- for 5,000 rows, when the other side is empty).
-CREATE OR REPLACE TEMP TABLE gone_payments AS
-SELECT r.* FROM removed_payments r
-  ANTI JOIN added_payments a ON a.chain = r.chain AND a.tx_hash = r.tx_hash AND a.log_index = r.log_index AND a IS NOT DISTINCT FROM r;
-CREATE OR REPLACE TEMP TABLE new_payments AS
-SELECT a.* FROM added_payments a
-  ANTI JOIN removed_payments r ON r.chain = a.chain AND r.tx_hash = a.tx_hash AND r.log_index = a.log_index AND r IS NOT DISTINCT FROM a;
+-- for 5,000 rows, when the other side is empty). Macros: their few readers each cost less than
+-- a temporary table of the rows.
+CREATE OR REPLACE TEMP MACRO gone_payments() AS TABLE
+  SELECT r.* FROM removed_payments r
+    ANTI JOIN added_payments a ON a.chain = r.chain AND a.tx_hash = r.tx_hash AND a.log_index = r.log_index AND a IS NOT DISTINCT FROM r;
+CREATE OR REPLACE TEMP MACRO new_payments() AS TABLE
+  SELECT a.* FROM added_payments a
+    ANTI JOIN removed_payments r ON r.chain = a.chain AND r.tx_hash = a.tx_hash AND r.log_index = a.log_index AND r IS NOT DISTINCT FROM a;
 
 -- Both sides of those: the addresses whose pairs, months and facts this run changes
 -- (sql/score/pairs.sql, sql/score/payment_facts.sql).
 CREATE OR REPLACE TEMP TABLE paid_addresses AS
-SELECT unnest([payer, payee]) AS address FROM gone_payments
-UNION SELECT unnest([payer, payee]) FROM new_payments;
+SELECT unnest([payer, payee]) AS address FROM gone_payments()
+UNION SELECT unnest([payer, payee]) FROM new_payments();

@@ -4,7 +4,6 @@
 -- entries or addresses: they are made again for feedback_addresses (sql/score/feedback.sql; all
 -- in a full run). For the other addresses in scope only the flag can change, whether some client
 -- of their agents carries no weight: this run recomputed some of those weights.
-DELETE FROM address_feedback WHERE getvariable('is_full');
 DELETE FROM address_feedback WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM feedback_addresses);
 
 CREATE OR REPLACE TEMP TABLE related_agents AS
