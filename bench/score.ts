@@ -170,11 +170,11 @@ async function groupByBaseline(store: Store): Promise<number> {
 }
 
 // The least an incremental run can cost with these tables: replacing the rows of the addresses it
-// rescored in the per-address tables (payment_facts, chain_scores, address_scores) and committing,
+// rescored in the per-address tables (chain_scores, address_scores) and committing,
 // with the new rows already made. Each DELETE finds its rows by scanning the table's address
 // column, as the run's own statements do: DuckDB reaches rows through a join only by scanning.
 // The rows put back are the same, so the state the full run starts from is unchanged.
-const floorTables = ['payment_facts', 'chain_scores', 'address_scores'];
+const floorTables = ['chain_scores', 'address_scores'];
 async function replacementFloor(store: Store, runId: number): Promise<{ addresses: number; ms: number; checkpointMs: number }> {
   const [{ n }] = (await store.write(async (tx) => {
     await tx.run('CREATE OR REPLACE TEMP TABLE floor_addresses AS SELECT address FROM address_scores WHERE run_id = $1', [runId]);

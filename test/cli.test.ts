@@ -1,6 +1,9 @@
 // The CLI as a user runs it: accounts with and without a server, the lock message, usage errors.
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openStore } from '../pipeline/store/store.ts';
@@ -98,10 +101,20 @@ describe('serve and a second signal', () => {
   it('exits 130 at once on a second signal during the stop', async () => {
     const dataDir = tempDataDir('cli-second-signal');
     const serve = await startServe(dataDir, cliEnv(dataDir));
+    // A request whose body is still coming holds the clean stop open (it finishes the requests
+    // in flight), so the second signal surely comes during it.
+    const { hostname, port } = new URL(serve.url);
+    const socket = connect(Number(port), hostname);
+    await once(socket, 'connect');
+    socket.write(`POST /v1/reputation:batch HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"addr`);
+    socket.on('error', () => undefined);
+    await sleep(200);
     serve.child.kill('SIGTERM');
+    while (!serve.stderr().includes('shutting down')) await sleep(20);
     serve.child.kill('SIGINT');
     expect(await serve.exited).toBe(130);
     expect(serve.stderr()).not.toContain('stopped cleanly');
+    socket.destroy();
   });
 });
 

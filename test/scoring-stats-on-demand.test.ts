@@ -1,6 +1,7 @@
 // The stats an on-demand run writes describe what it serves: it brings every payment up to date
-// but rescores only the addresses it was asked about (the others wait in pending_addresses), so a
-// chain first paid since the previous run is neither counted nor named until the next run.
+// and rescores the addresses it was asked about and those of the payments it added or removed
+// (their chain rows keep their activity facts; the next run rescores them again from
+// pending_addresses), so a chain first paid since the previous run is counted and named at once.
 import { afterAll, expect, it } from 'vitest';
 import { openStore, type Store } from '../pipeline/store/store.ts';
 import { runScoring } from '../pipeline/score/run.ts';
@@ -22,16 +23,19 @@ const pay = (chain: string, block: number, payer: string, payee: string) => `
 const x402Body = async () =>
   JSON.parse(String((await store.read(`SELECT body::VARCHAR AS body FROM run_stats WHERE name = 'x402' ORDER BY run_id DESC LIMIT 1`))[0]!.body));
 
-it('an on-demand run names in data_source only the chains whose payments its stats count', async () => {
+it('an on-demand run names in data_source the chains whose payments its stats count', async () => {
   store = await openStore({ dataDir: tempDataDir('stats-on-demand') });
   await store.write((tx) => tx.run(pay('base', 10, addr(1), addr(2))));
   expect((await runScoring(store)).kind).toBe('full');
+  expect((await x402Body()).data_source).toBe('x402 candidate payments (EIP-3009 and Permit2) on base');
+  // Asked about addr(1) only, the run rescores the devnet payment's addresses too, counts their
+  // payment and names their chain.
   await store.write((tx) => tx.run(pay('devnet', 20, addr(3), addr(4))));
   expect((await runScoring(store, { addresses: [addr(1)] })).kind).toBe('addresses');
   let body = await x402Body();
-  expect(body.total_transactions).toBe(1);
-  expect(body.data_source).toBe('x402 candidate payments (EIP-3009 and Permit2) on base');
-  // The next incremental run rescores the devnet addresses and names their chain.
+  expect(body.total_transactions).toBe(2);
+  expect(body.data_source).toBe('x402 candidate payments (EIP-3009 and Permit2) on base, devnet');
+  // The next incremental run rescores them again, and the figures stay.
   expect((await runScoring(store)).kind).toBe('incremental');
   body = await x402Body();
   expect(body.total_transactions).toBe(2);
@@ -110,10 +114,10 @@ it('the stats bodies count the served addresses by the documented rules, paid on
     });
 
     // A new verified payment to an address never seen, and an on-demand run for its payer only:
-    // the payment counts (once, on its payer) though its payee waits for the next run.
+    // the run rescores its payee too, and the payment counts once, on its payer.
     await own.write((tx) => tx.run(payment(client, newcomer, true)));
     expect((await runScoring(own, { addresses: [client] })).kind).toBe('addresses');
-    expect(await own.read(`SELECT address FROM address_scores WHERE address = $1`, [newcomer])).toEqual([]);
+    expect(await own.read(`SELECT address FROM address_scores WHERE address = $1`, [newcomer])).toEqual([{ address: newcomer }]);
     expect((await body('v2')).payments).toMatchObject({ total_candidate_transactions: 8, total_verified_transactions: 5 });
     expect(await body('x402')).toMatchObject({ total_transactions: 8 });
   } finally {

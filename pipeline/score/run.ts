@@ -4,8 +4,9 @@
 //
 // Kinds: `full` recomputes everything; `incremental` only what depends on inputs newer than the
 // previous run's watermarks (same results, a fraction of the work); `addresses` rescores given
-// addresses on demand and keeps the previous watermarks, so the next incremental run still
-// picks up everything else that changed.
+// addresses on demand (with the addresses whose payments it brings up to date, as every run
+// does) and keeps the previous watermarks, so the next incremental run still picks up
+// everything else that changed.
 import type { Store } from '../store/store.ts';
 import type { WriteTx } from '../store/group-commit.ts';
 import { sqlFile } from '../store/sql-files.ts';
@@ -15,10 +16,12 @@ import { publishNewestRun } from './newest-run.ts';
 
 export const modelVersion = 'v1';
 
-// Bumped when what scored_payments and its aggregates (payment_pairs, payment_months, payment_facts)
-// hold changes meaning: a run whose predecessor recorded another number rebuilds them (and a
-// database from before they existed records none).
-const scoredPaymentsVersion = 4;
+// Bumped when what scored_payments and its aggregates (payment_pairs, payment_months, and the
+// activity facts in chain_scores) hold changes meaning: a run whose predecessor recorded another
+// number rebuilds them (and a database from before they existed records none). 5: the facts moved
+// from payment_facts into chain_scores (migration 033), whose rows an on-demand run had left
+// behind its payments.
+const scoredPaymentsVersion = 5;
 
 // Bumped when what registered_agents, rated_feedback, chain_feedback, the stat cells or the
 // serving tables' kept rows hold changes meaning: a run whose predecessor recorded another number
@@ -73,9 +76,9 @@ const runTables = [
   'payment_floor', 'new_imports', 'removed_payments', 'added_payments', 'paid_addresses',
   'touched_ratings', 'scope_agents', 'scope_addresses', 'weight_clients', 'fact_addresses',
   'recount_pairs', 'recount_months', 'stored_pairs', 'changed_pairs',
-  'fresh_months', 'replaced_months', 'changed_months', 'stored_facts', 'new_facts',
+  'fresh_months', 'replaced_months', 'changed_months', 'stored_chain_rows', 'new_facts',
   'feedback_addresses', 'run_feedback', 'run_feedback_weights', 'kept_feedback_counts', 'stored_weights',
-  'replaced_chain_rows', 'replaced_addresses', 'multi_chain', 'multi_chain_activity', 'related_agents', 'reflagged_feedback', 'run_address_cells', 'run_chain_cells',
+  'replaced_addresses', 'multi_chain', 'multi_chain_activity', 'related_agents', 'reflagged_feedback', 'run_address_cells', 'run_chain_cells',
 ];
 
 // Stores whose writer connection holds the model's macros (sql/score/macros.sql): temporary
@@ -97,7 +100,10 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
       `SELECT run_id, strftime(scored_at, '%Y-%m-%d %H:%M:%S.%f') AS scored_at, inputs::VARCHAR AS inputs
          FROM scoring_runs ORDER BY run_id DESC LIMIT 1`,
     );
-    const runId = Number(last?.run_id ?? 0) + 1;
+    // Past every run id the chain rows carry as well: a full run tells its new rows from the old
+    // by the run id (sql/score/chain_scores.sql), even if scoring_runs lost rows.
+    const [{ newest }] = (await tx.all('SELECT coalesce(max(run_id), 0)::INTEGER AS newest FROM chain_scores')) as [{ newest: number }];
+    const runId = Math.max(Number(last?.run_id ?? 0), newest) + 1;
     const previous: PreviousRun | null = last ? { scoredAt: String(last.scored_at), inputs: last.inputs ? JSON.parse(String(last.inputs)) : null } : null;
     for (const parsed of addresses) {
       await tx.run(
@@ -128,7 +134,8 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
     // x IN (…scope…)`: the planner drops the twin that cannot match. `is_full OR x IN (…)` would
     // still build the join over every address in a full run. The run id too: a filter on it
     // skips by their zone maps every row group written before this run.
-    await tx.run(`SET VARIABLE is_full = (SELECT is_full FROM run_params); SET VARIABLE run_id = (SELECT run_id FROM run_params)`);
+    await tx.run(`SET VARIABLE is_full = (SELECT is_full FROM run_params); SET VARIABLE run_id = (SELECT run_id FROM run_params);
+                  SET VARIABLE rebuild_payments = (SELECT rebuild_payments FROM run_params)`);
     if (kind === 'full') await step(tx, 'clear_full', options.onStep);
     if (rebuildPayments) await step(tx, 'clear_payments', options.onStep);
 

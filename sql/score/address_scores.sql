@@ -23,7 +23,7 @@ CREATE OR REPLACE TEMP MACRO scoped_chain_rows() AS TABLE SELECT * FROM chain_sc
 -- Few addresses are on more than one chain; only they need aggregates, which cost seconds per
 -- million groups. Their counterparties, active days and months over all chains are distinct
 -- counts of their pairs and months (a counterparty or a day on two chains counts once; a
--- counterparty in both directions once, as in payment_facts), read only when there is such an
+-- counterparty in both directions once, as in sql/score/payment_facts.sql), read only when there is such an
 -- address: the variable makes the filter of those scans a constant.
 CREATE OR REPLACE TEMP TABLE multi_chain AS
 SELECT address FROM scoped_chain_rows() GROUP BY address HAVING count(*) > 1;

@@ -1,16 +1,11 @@
 -- Addresses in scope, per chain: facts, dimensions, score and classification. An address that is
 -- the payment address of registered agents takes the dimensions of its best agent; any other
 -- address has no registered identity or declared capability, and neutral trust.
--- A full run replaces every row (sql/score/clear_full.sql): an address no longer in any input loses its score.
-
--- The rows replaced, and whether each has candidate payment activity (sql/score/stats.sql counts
--- those per chain), found in one scan; the delete then finds them by row id.
-CREATE OR REPLACE TEMP TABLE replaced_chain_rows AS
-SELECT rowid AS row_id, chain, candidate_as_payer + candidate_as_payee > 0 AS active
-  FROM chain_scores
- WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses);
-
-DELETE FROM chain_scores s USING replaced_chain_rows r WHERE s.rowid = r.row_id;
+-- A full run replaces every row: an address no longer in any input loses its score. It deletes
+-- the old rows after it wrote the new ones, whose facts it read from them (sql/score/facts.sql).
+-- Any other run replaces the rows of its scope, found by sql/score/payment_facts.sql in one scan
+-- with their row ids.
+DELETE FROM chain_scores s USING stored_chain_rows r WHERE s.rowid = r.row_id AND r.replaced;
 
 INSERT INTO chain_scores
 WITH agent_pay_to AS (  -- agent scores after this run's update, with their payment address
@@ -141,3 +136,5 @@ SELECT (SELECT run_id FROM run_params), c.chain, c.address,
              UNION ALL SELECT * FROM chain_feedback WHERE NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses)) fb
          ON fb.chain = c.chain AND fb.address = c.address
  ORDER BY c.address, c.chain;
+
+DELETE FROM chain_scores WHERE getvariable('is_full') AND run_id <> getvariable('run_id');

@@ -1,20 +1,29 @@
--- Keeps payment_facts (migration 021) equal to the activity facts of the payments: per (chain,
--- address), each payment counted on both sides, as payer and as payee (spec 2.7 `activity`).
--- The facts of every address either side of a payment this run added or removed (paid_addresses,
--- sql/score/payments.sql; every address in a rebuild) are computed again from its pairs and
--- months, not from the payments: distinct counts come from them (a pair is a counterparty, a
--- month row an active month, a bit in it an active day) instead of count(DISTINCT …) over every
--- payment. Other addresses keep theirs, so a full run that rebuilds nothing reads the facts
--- instead of aggregating every pair again.
+-- The activity facts of the payments: per (chain, address), each payment counted on both sides,
+-- as payer and as payee (spec 2.7 `activity`). They are kept in the activity columns of
+-- chain_scores, whose rows hold every address with payments (sql/score/chain_scores.sql; a row
+-- has facts when it has candidate payments). The facts of every address either side of a payment
+-- this run added or removed (paid_addresses, sql/score/payments.sql; every address in a rebuild)
+-- are computed again here from its pairs and months, not from the payments: distinct counts come
+-- from them (a pair is a counterparty, a month row an active month, a bit in it an active day)
+-- instead of count(DISTINCT …) over every payment. Every run rescores the paid addresses (they
+-- are in its scope), so the other addresses' rows hold their current facts, and a full run that
+-- rebuilds nothing reads them instead of aggregating every pair again (sql/score/facts.sql).
 
--- The stored facts this run reads, in one scan before it changes any: those of the paid addresses
--- (their active days and months are brought up to date from them) and those of the addresses and
--- clients in its scope (fact_addresses, sql/score/scope.sql; sql/score/facts.sql), with their row
--- ids (the paid addresses' rows are deleted by them below). A full run reads every address's in
--- place instead.
-CREATE OR REPLACE TEMP TABLE stored_facts AS
-SELECT rowid AS row_id, * FROM payment_facts
- WHERE address IN (SELECT address FROM paid_addresses UNION SELECT address FROM fact_addresses);
+-- The chain rows this run reads, in one scan before it changes any: those of the addresses and
+-- clients in its scope (fact_addresses, sql/score/scope.sql), for their facts, and those of the
+-- paid addresses (their active days and months are brought up to date from them); with their row
+-- ids and whether the run replaces them (its scope: sql/score/chain_scores.sql deletes them by row
+-- id, sql/score/stats.sql subtracts them). A full run reads every row in place instead and
+-- replaces every row; a rebuild reads none, as it computes every address's facts again.
+CREATE OR REPLACE TEMP TABLE stored_chain_rows AS
+SELECT "chain", address,  -- the facts first, in new_facts' order (sql/score/facts.sql)
+       candidate_as_payer, candidate_as_payee, verified_as_payer, verified_as_payee,
+       counterparties_count, verified_counterparties_count, active_days, active_months, volume_usdc,
+       verified_volume_usdc, first_candidate_tx_at, last_candidate_tx_at, first_verified_tx_at, last_verified_tx_at,
+       rowid AS row_id, NOT getvariable('is_full') AND address IN (SELECT address FROM scope_addresses) AS replaced
+  FROM chain_scores
+ WHERE NOT getvariable('rebuild_payments')
+   AND address IN (SELECT address FROM paid_addresses UNION SELECT address FROM fact_addresses);
 
 CREATE OR REPLACE TEMP TABLE new_facts AS
 WITH touching AS MATERIALIZED (  -- the pairs either side of which changed (read by sql/score/pairs.sql)
@@ -57,7 +66,7 @@ days AS (             -- a month row per month with payments, a bit per day: the
                       -- plus the months this run changed as they are now, less as they were
                       -- (sql/score/pairs.sql), rather than every month row of the address again
   SELECT chain, address, sum(days)::INTEGER AS active_days, sum(months)::INTEGER AS active_months
-    FROM (SELECT chain, address, active_days AS days, active_months AS months FROM stored_facts
+    FROM (SELECT chain, address, active_days AS days, active_months AS months FROM stored_chain_rows
            WHERE address IN (SELECT address FROM paid_addresses)
           UNION ALL SELECT chain, address, bit_count(days), 1 FROM changed_months
           UNION ALL SELECT chain, address, -bit_count(days), -1 FROM replaced_months)
@@ -81,9 +90,3 @@ SELECT a.chain, a.address,
   FROM per_address a
   JOIN days d ON d.chain = a.chain AND d.address = a.address
   LEFT JOIN mutual m ON m.chain = a.chain AND m.address = a.address;
-
--- A pair or month recounted to nothing leaves its address without facts: it loses its row. The
--- rows go by the row ids the read above found (comparing every address again cost 20 ms).
-DELETE FROM payment_facts f USING stored_facts s
- WHERE f.rowid = s.row_id AND s.address IN (SELECT address FROM paid_addresses);
-INSERT INTO payment_facts SELECT * FROM new_facts;

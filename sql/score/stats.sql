@@ -36,13 +36,14 @@ DELETE FROM address_stat_cells;
 INSERT INTO address_stat_cells SELECT * FROM run_address_cells;
 
 -- Keeps chain_stat_cells (migration 029) the same way: the chain rows with candidate payment
--- activity, per chain (replaced_chain_rows: sql/score/chain_scores.sql).
+-- activity, per chain (the replaced rows of stored_chain_rows: sql/score/payment_facts.sql).
 CREATE OR REPLACE TEMP TABLE run_chain_cells AS
 SELECT chain, sum(active)::BIGINT AS active
   FROM (SELECT chain, count(*) AS active FROM chain_scores
          WHERE run_id = getvariable('run_id') AND candidate_as_payer + candidate_as_payee > 0 GROUP BY chain
         UNION ALL
-        SELECT chain, -count(*) FROM replaced_chain_rows WHERE active GROUP BY chain
+        SELECT chain, -count(*) FROM stored_chain_rows
+         WHERE replaced AND candidate_as_payer + candidate_as_payee > 0 GROUP BY chain
         UNION ALL
         SELECT chain, active FROM chain_stat_cells WHERE NOT getvariable('is_full'))
  GROUP BY chain
