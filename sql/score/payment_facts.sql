@@ -26,9 +26,12 @@ SELECT "chain", address,  -- the facts first, in new_facts' order (sql/score/fac
    AND address IN (SELECT address FROM paid_addresses UNION SELECT address FROM fact_addresses);
 
 CREATE OR REPLACE TEMP TABLE new_facts AS
-WITH touching AS MATERIALIZED (  -- the pairs either side of which changed (read by sql/score/pairs.sql)
-  SELECT * FROM current_pairs()
-   WHERE payer IN (SELECT address FROM paid_addresses) OR payee IN (SELECT address FROM paid_addresses)
+WITH touching AS MATERIALIZED (  -- the pairs either side of which changed (read by sql/score/pairs.sql),
+                                 -- with which side that is, found once for the readers below
+  SELECT * FROM (SELECT *, payer IN (SELECT address FROM paid_addresses) AS payer_paid,
+                           payee IN (SELECT address FROM paid_addresses) AS payee_paid
+                   FROM current_pairs())
+   WHERE payer_paid OR payee_paid
 ),
 sides AS (            -- each pair from the payer's side and from the payee's
   SELECT chain, payer AS address, payee AS counterparty,
@@ -36,12 +39,12 @@ sides AS (            -- each pair from the payer's side and from the payee's
          verified_payments AS verified_as_payer, 0 AS verified_as_payee,
          volume, verified_volume, first_at, last_at, first_verified_at, last_verified_at
     FROM touching
-   WHERE payer IN (SELECT address FROM paid_addresses)
+   WHERE payer_paid
   UNION ALL
   SELECT chain, payee, payer, 0, payments, 0, verified_payments,
          volume, verified_volume, first_at, last_at, first_verified_at, last_verified_at
     FROM touching
-   WHERE payee IN (SELECT address FROM paid_addresses)
+   WHERE payee_paid
 ),
 per_address AS (
   SELECT chain, address,
@@ -57,8 +60,8 @@ mutual AS (           -- a counterparty that both paid the address and was paid 
                       -- each way but counts once (rare: found by a join, not by regrouping every side)
   SELECT p.chain, p.payer AS address, count(*) AS pairs,
          count(*) FILTER (p.verified_payments > 0 AND q.verified_payments > 0) AS verified_pairs
-    FROM (SELECT * FROM touching WHERE payer IN (SELECT address FROM paid_addresses)) p
-    JOIN (SELECT * FROM touching WHERE payee IN (SELECT address FROM paid_addresses)) q
+    FROM (SELECT * FROM touching WHERE payer_paid) p
+    JOIN (SELECT * FROM touching WHERE payee_paid) q
       ON q.chain = p.chain AND q.payer = p.payee AND q.payee = p.payer
    GROUP BY p.chain, p.payer
 ),
