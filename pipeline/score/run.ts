@@ -168,12 +168,14 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
 
     // An `addresses` run keeps the previous watermarks: it did not look at everything newer.
     const recorded = kind === 'addresses' ? (previous?.inputs ? JSON.stringify(previous.inputs) : null) : JSON.stringify(current);
-    // The rescored addresses are the rows this run wrote: one pass over the run ids, not a join.
+    // The addresses served are what the stat cells count (sql/score/stats.sql), not a count of a
+    // million rows; the rescored ones the rows this run wrote, whose run id the zone maps find.
     const [run] = await tx.all(
       `INSERT INTO scoring_runs
-       SELECT p.run_id, p.model_version, p.scored_at, a.n, $1, a.rescored, $2::JSON
-         FROM run_params p,
-              (SELECT count(*) AS n, count(*) FILTER (run_id = (SELECT run_id FROM run_params)) AS rescored FROM address_scores) a
+       SELECT p.run_id, p.model_version, p.scored_at,
+              (SELECT coalesce(sum(n), 0) FROM address_stat_cells), $1,
+              (SELECT count(*) FROM address_scores WHERE run_id = getvariable('run_id')), $2::JSON
+         FROM run_params p
        RETURNING address_count, rescored_count, strftime(scored_at, '%Y-%m-%dT%H:%M:%SZ') AS scored_at`,
       [kind, recorded],
     );
