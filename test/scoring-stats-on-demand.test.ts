@@ -150,3 +150,34 @@ it('after an incremental run, min_score and max_score are those of the addresses
     await own.close();
   }
 });
+
+// The scoring_runs row of each run (pipeline/score/run.ts): its id is one past the newest run's,
+// even when that run wrote no chain row (the id is past max(run_id) of both); address_count is
+// what the stat cells count (0, not null, before anything is served); rescored_count the address
+// rows this run wrote, not every served one. A run that fails takes the model's macros with it:
+// the next run on the same store creates them again.
+it('each run records its own id and counts, also after a run that rescored nothing or failed', async () => {
+  const own = await openStore({ dataDir: tempDataDir('stats-runs') });
+  try {
+    const recorded = async () =>
+      (await own.read(`SELECT run_id, kind, address_count, rescored_count FROM scoring_runs ORDER BY run_id`))
+        .map((r) => [r.run_id, r.kind, r.address_count, r.rescored_count]);
+    // The first run fails once the macros were created: it leaves nothing behind.
+    await expect(runScoring(own, { onStep: (name) => { if (name === 'macros') throw new Error('stopped'); } })).rejects.toThrow('stopped');
+    expect(await recorded()).toEqual([]);
+    await runScoring(own); // nothing to score
+    await own.write((tx) => tx.run(pay('base', 10, addr(41), addr(42))));
+    await runScoring(own);
+    await runScoring(own); // nothing new: no row rewritten, the chain rows keep run 2's id
+    await own.write((tx) => tx.run(pay('base', 11, addr(43), addr(42))));
+    await runScoring(own);
+    expect(await recorded()).toEqual([
+      [1, 'full', 0, 0],
+      [2, 'incremental', 2, 2],
+      [3, 'incremental', 2, 0],
+      [4, 'incremental', 3, 2],
+    ]);
+  } finally {
+    await own.close();
+  }
+});
