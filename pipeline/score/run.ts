@@ -133,7 +133,8 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
     // written as twins, `WHERE getvariable('is_full')` and `WHERE NOT getvariable('is_full') AND
     // x IN (…scope…)`: the planner drops the twin that cannot match. `is_full OR x IN (…)` would
     // still build the join over every address in a full run. The run id too: a filter on it
-    // skips by their zone maps every row group written before this run.
+    // skips by their zone maps every row group written before this run. And whether the payments
+    // are rebuilt, which drops the reads of what a rebuild recomputes.
     await tx.run(`SET VARIABLE is_full = (SELECT is_full FROM run_params); SET VARIABLE run_id = (SELECT run_id FROM run_params);
                   SET VARIABLE rebuild_payments = (SELECT rebuild_payments FROM run_params)`);
     if (kind === 'full') await step(tx, 'clear_full', options.onStep);

@@ -35,7 +35,7 @@ CREATE OR REPLACE TEMP MACRO above_floor(block, floor) AS block > coalesce(floor
 -- imports it copied again: their rows are replaced, not added twice.
 CREATE OR REPLACE TEMP TABLE new_imports AS
 SELECT import_id FROM imports WHERE imported_at > (SELECT imports_through FROM run_params)
-UNION SELECT DISTINCT import_id FROM imported_transfers WHERE (SELECT rebuild_payments FROM run_params);
+UNION SELECT DISTINCT import_id FROM imported_transfers WHERE getvariable('rebuild_payments');
 
 CREATE OR REPLACE TEMP TABLE removed_payments AS
 SELECT s.* FROM scored_payments s LEFT JOIN payment_floor f ON f.chain = s.chain
