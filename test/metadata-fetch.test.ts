@@ -89,6 +89,9 @@ beforeAll(async () => {
           return void res.end();
         case '/choices-without-location':
           return sendJson(res, registration, 300);
+        case '/to-plain-http':
+          res.writeHead(302, { location: `${gateway.origin}/ipfs/bafyloopback/agent.json` });
+          return void res.end();
         case '/to-invalid':
           res.writeHead(302, { location: 'http://[oops/agent.json' });
           return void res.end();
@@ -108,6 +111,10 @@ beforeAll(async () => {
     { tls: true },
   );
   gateway = await startLoopbackServer((req, res) => {
+    if (req.url === '/to-https') {
+      res.writeHead(301, { location: `${origin.origin}/agent.json` });
+      return void res.end();
+    }
     ipfsRequests.push(req.url ?? '');
     if (req.url?.startsWith('/ipfs/bafyloopback')) return sendJson(res, registration);
     return sendJson(res, { error: 'no such CID' }, 404);
@@ -195,6 +202,15 @@ describe('fetchRegistrationFile over https', () => {
     for (const path of ['/to-ftp', '/to-file', '/to-invalid']) {
       expect(await fetchRegistrationFile(`${origin.origin}${path}`, options)).toMatchObject({ ok: false, status: 'redirect_refused' });
     }
+  });
+
+  it('refuses a redirect from https down to plain http, and follows one up from http to https', async () => {
+    const downgraded = await fetchRegistrationFile(`${origin.origin}/to-plain-http`, options);
+    expect(downgraded).toMatchObject({ ok: false, status: 'redirect_refused' });
+    expect((downgraded as { error: string }).error).toContain('from https to plain http');
+    // The target itself answers over http: only the downgrade is refused.
+    expect(await fetchRegistrationFile(`${gateway.origin}/ipfs/bafyloopback/agent.json`, options)).toMatchObject({ ok: true });
+    expect(await fetchRegistrationFile(`${gateway.origin}/to-https`, options)).toMatchObject({ ok: true, body: registration });
   });
 
   it('refuses loopback, private and link-local hosts unless allowed', async () => {

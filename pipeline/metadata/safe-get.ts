@@ -1,7 +1,8 @@
 // One HTTP(S) GET of a URL that came from someone else (an agent's registration), made safe to
 // run unattended: every hop's host is resolved first and refused when private, the connection is
 // pinned to the address that was checked (so DNS cannot answer differently at connect time),
-// redirects are followed by hand up to a limit and only to http/https, the body is counted while
+// redirects are followed by hand up to a limit, only to http/https and never from https down to
+// http (a file asked for over TLS must not be served in the clear), the body is counted while
 // it streams, and one deadline covers DNS, connects, redirects and the body. It never throws.
 import { lookup as dnsLookup } from 'node:dns/promises';
 import http, { type IncomingMessage } from 'node:http';
@@ -96,11 +97,16 @@ export async function safeGet(url: string, options: SafeGetOptions): Promise<Htt
       if (status >= 300 && status < 400 && location) {
         response.destroy();
         if (redirects >= o.maxRedirects) return failure('redirect_refused', `more than ${o.maxRedirects} redirects`);
+        let next: URL;
         try {
-          current = new URL(location, current);
+          next = new URL(location, current);
         } catch {
           return failure('redirect_refused', `redirect to an invalid URL: ${location.slice(0, 200)}`);
         }
+        if (next.protocol === 'http:' && current.protocol === 'https:') {
+          return failure('redirect_refused', `redirect from https to plain http: ${next.href.slice(0, 200)}`);
+        }
+        current = next;
         continue;
       }
       if (status < 200 || status >= 300) {
