@@ -166,6 +166,50 @@ describe('BullMQ runner', () => {
     expect(await states(sanctions.runId)).toEqual(['running', 'failed']);
   });
 
+  it('the owner runs two jobs at once by default, and a third only when one of them lets go', { timeout: 60_000 }, async () => {
+    // An RPC endpoint that holds every request until told to answer (then with HTTP 404): the
+    // scheduled ingest of each chain, which starts with the server, waits on its first request,
+    // holding one of the owner's slots.
+    const held: { path: string; answer: () => void }[] = [];
+    let released = false;
+    const rpcServer = createServer((req, res) => {
+      const answer = () => void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      if (released) return answer();
+      held.push({ path: req.url ?? '', answer });
+    });
+    await new Promise<void>((resolve) => rpcServer.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => (rpcServer.closeAllConnections(), rpcServer.close(resolve))));
+    const rpcUrl = `http://127.0.0.1:${(rpcServer.address() as AddressInfo).port}`;
+    const server = await startServer(
+      loadConfig({
+        DATA_DIR: tempDataDir('bullmq-concurrency'), PORT: '0', REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: uniquePrefix('concurrency'),
+        RPC_URL_DEVNET: `${rpcUrl}/devnet`, RPC_URL_BASE: `${rpcUrl}/base`, INGEST_INTERVAL_SECONDS: '3600',
+      }),
+      silentLogger,
+    );
+    cleanups.push(() => server.close());
+    const seen = () => new Set(held.map((h) => h.path));
+    for (let i = 0; i < 400 && seen().size < 2; i++) await sleep(50);
+    expect(seen()).toEqual(new Set(['/devnet', '/base']));
+
+    // Both slots are held: a third job waits in the queue (behind the other scheduled jobs, which
+    // take a moment each), and only the two ingests are running.
+    const exported = await server.jobs.run('export', {});
+    await sleep(1_500);
+    const states = async () => (await server.store.read(`SELECT run_id, job_name, state FROM job_run_states`)).map((r) => ({ ...r }));
+    expect((await states()).filter((r) => r.state === 'running')).toEqual([
+      expect.objectContaining({ job_name: 'ingest' }),
+      expect.objectContaining({ job_name: 'ingest' }),
+    ]);
+    expect((await states()).filter((r) => r.run_id === exported.runId)).toEqual([]);
+
+    // Once the ingests' requests are answered (they fail, to be retried after a backoff), the export runs.
+    released = true;
+    for (const h of held.splice(0)) h.answer();
+    await exported.done;
+    expect((await states()).find((r) => r.run_id === exported.runId)).toMatchObject({ state: 'completed' });
+  });
+
   it('an io worker without the chain of a range fails it on the first attempt, naming the setting', { timeout: 60_000 }, async () => {
     const prefix = uniquePrefix('io-no-chain');
     const config = loadConfig({ DATA_DIR: tempDataDir('io-no-chain'), REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: prefix });
