@@ -23,13 +23,6 @@ export interface JobDeps {
   log: Logger;
   /** Where ingestion reads block ranges; in this process when absent. */
   fetchChunk?: ChunkFetcher;
-  /** Started by a schedule: work another job holds the lock of is skipped (oneAtATime below). */
-  scheduled?: boolean;
-}
-
-/** What a run reports for work it skipped because another job is doing it. */
-export interface Skipped {
-  skipped: string;
 }
 
 export class JobInputError extends Error {
@@ -42,7 +35,7 @@ const handlers: Record<JobName, Handler> = {
   ingest: (deps, data, progress) => ingestJob(deps, data as { chain?: string; source?: SourceName }, progress),
   // One at a time: two runs would select the same agents and fetch them twice.
   'fetch-metadata': (deps, data, progress) =>
-    oneAtATime(deps, 'fetch-metadata', 'another job is fetching registration files', () =>
+    oneAtATime(deps.store, 'fetch-metadata', () =>
       fetchMetadataJob(deps, {
         ...metadataFetchOptions(deps.config),
         chain: data.chain as string | undefined,
@@ -100,16 +93,16 @@ export function runHandler(deps: JobDeps, name: JobName, data: unknown, progress
 }
 
 /** Ingests one chain (optionally one source), or every configured chain when `chain` is omitted. */
-async function ingestJob(deps: JobDeps, args: { chain?: string; source?: SourceName }, progress: (p: JobProgress) => void): Promise<(SourceResult | (Skipped & { chain: string }))[]> {
+async function ingestJob(deps: JobDeps, args: { chain?: string; source?: SourceName }, progress: (p: JobProgress) => void): Promise<SourceResult[]> {
   const names = args.chain ? [args.chain] : Object.keys(deps.config.chains);
   if (names.length === 0) throw new JobInputError('no chain is configured: set RPC_URL_<CHAIN> (e.g. RPC_URL_BASE) or run `reputation demo`');
-  const results: (SourceResult | (Skipped & { chain: string }))[] = [];
+  const results: SourceResult[] = [];
   for (const name of names) {
     const chain = deps.config.chains[name];
     if (!chain) throw new JobInputError(`chain ${name} is not configured; configured: ${Object.keys(deps.config.chains).join(', ') || 'none'}`);
     if (!chain.rpcUrl) throw new JobInputError(`chain ${name} has no RPC URL: set ${rpcUrlSetting(name)}`);
-    const ingested = await oneAtATime(deps, `ingest:${name}`, `another job is ingesting ${name}`, () =>
-      ingestChain({
+    results.push(
+      ...(await oneAtATime(deps.store, `ingest:${name}`, () => ingestChain({
         store: deps.store,
         chain,
         log: deps.log.child('ingest'),
@@ -124,9 +117,8 @@ async function ingestJob(deps: JobDeps, args: { chain?: string; source?: SourceN
             etaSeconds: p.etaSeconds,
             detail: `${p.chain}/${p.source} ${p.logs} logs`,
           }),
-      }));
-    if ('skipped' in ingested) results.push({ chain: name, ...ingested });
-    else results.push(...ingested);
+      }))),
+    );
   }
   return results;
 }
@@ -142,15 +134,12 @@ function metadataFetchOptions(config: Config) {
 // Two ingests of one chain at once (say, all chains and one chain) would race on its cursors and
 // on reorg rollbacks, and two metadata runs would fetch the same agents: the owner runs such jobs
 // one after the other. The locks belong to the database, not the process: a job left running by a
-// server that closed (its Redis gone, say) must not hold up another server's jobs. A scheduled run
-// does not wait for a lock: its next tick comes soon, and waiting would hold one of the runner's
-// two slots (a manual backfill of every chain plus the next scheduled ingest would hold both).
+// server that closed (its Redis gone, say) must not hold up another server's jobs.
 const locksByStore = new WeakMap<Store, Map<string, Promise<unknown>>>();
-async function oneAtATime<T>(deps: JobDeps, key: string, busy: string, fn: () => Promise<T>): Promise<T | Skipped> {
-  let locks = locksByStore.get(deps.store);
-  if (!locks) locksByStore.set(deps.store, (locks = new Map()));
+function oneAtATime<T>(store: Store, key: string, fn: () => Promise<T>): Promise<T> {
+  let locks = locksByStore.get(store);
+  if (!locks) locksByStore.set(store, (locks = new Map()));
   const held = locks;
-  if (deps.scheduled && held.has(key)) return { skipped: busy };
   const previous = held.get(key) ?? Promise.resolve();
   const next = previous.catch(() => undefined).then(fn);
   held.set(key, next);

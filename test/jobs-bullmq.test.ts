@@ -5,6 +5,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { startDevnet, type Devnet } from '../devnet/index.ts';
 import { runThinScenario, type ThinScenario } from '../devnet/scenario.ts';
@@ -21,7 +23,6 @@ import { queueNames } from '../jobs/bullmq/connection.ts';
 import { startIoWorker } from '../jobs/bullmq/io-worker.ts';
 import { runOperationIn } from '../api/admin/operations.ts';
 import { freePort } from './helpers/free-port.ts';
-import { heldRpcServer } from './helpers/held-rpc.ts';
 
 function startWorker(env: Record<string, string>): { child: ChildProcess; ready: Promise<void>; output: () => string } {
   const child = spawn(process.execPath, ['bin/reputation.js', 'worker'], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -55,6 +56,21 @@ async function chainCounts(server: RunningServer) {
 function expectedCounts(devnet: Devnet, scenario: ThinScenario) {
   const mints = devnet.accounts.length - 1;
   return { transfers: scenario.payments.length + scenario.plainTransfers.length + mints, authorizations: scenario.payments.length, senders: scenario.payments.length };
+}
+
+/** An RPC endpoint that holds every request (its path recorded) until released, then answers HTTP 404. */
+async function heldRpcServer(cleanups: (() => Promise<unknown>)[]) {
+  const held: { path: string; answer: () => void }[] = [];
+  let released = false;
+  const answer = (res: ServerResponse) => () => void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+  const rpcServer = createServer((req, res) => (released ? answer(res)() : void held.push({ path: req.url ?? '', answer: answer(res) })));
+  await new Promise<void>((resolve) => rpcServer.listen(0, '127.0.0.1', resolve));
+  const release = () => {
+    released = true;
+    for (const h of held.splice(0)) h.answer();
+  };
+  cleanups.push(() => new Promise((resolve) => (release(), rpcServer.closeAllConnections(), rpcServer.close(resolve))));
+  return { url: `http://127.0.0.1:${(rpcServer.address() as AddressInfo).port}`, held, release };
 }
 
 describe('BullMQ runner', () => {

@@ -13,8 +13,6 @@ import { runOperationIn, type OperationContext } from '../api/admin/operations.t
 import { importFile } from '../pipeline/import/import-file.ts';
 import { repoRoot } from './helpers/cli.ts';
 import { tempDataDir } from './helpers/temp.ts';
-import { heldRpcServer } from './helpers/held-rpc.ts';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 describe('in-process job runner', () => {
   const dataDir = tempDataDir('jobs-inproc');
@@ -274,41 +272,5 @@ describe('the score job exports its runs', () => {
     expect(onDemand).not.toHaveProperty('exportDirectory');
     expect(readdirSync(exportsDir).sort()).toEqual(['latest', 'run=1', 'run=2']);
     expect(latest()).toBe('run=2\n');
-  });
-});
-
-describe('a scheduled run does not wait for work another job is doing', () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
-
-  it('a scheduled ingest of a chain that another job is ingesting is skipped; a manual one waits its turn', async () => {
-    const rpc = await heldRpcServer(cleanups);
-    const server = await startServer(
-      loadConfig({ DATA_DIR: tempDataDir('jobs-lock-skip'), PORT: '0', RPC_URL_DEVNET: rpc.url, INGEST_INTERVAL_SECONDS: '3600' }),
-      silentLogger,
-    );
-    cleanups.push(async () => (rpc.release(), await server.close()));
-    // Every chain (the devnet alone here): another key than the per-chain schedule's, one lock.
-    const backfill = await server.jobs.run('ingest', {});
-    backfill.done.catch(() => undefined);
-    for (let i = 0; i < 400 && rpc.held.length === 0; i++) await sleep(50);
-    expect(rpc.held.length).toBeGreaterThan(0);
-
-    const scheduled = await server.jobs.run('ingest', { chain: 'devnet' }, 'schedule');
-    const outcome = await Promise.race([scheduled.done, sleep(20_000).then(() => 'still waiting after 20 s')]);
-    expect(outcome).toEqual([{ chain: 'devnet', skipped: 'another job is ingesting devnet' }]);
-
-    // Asked for by a person, the same work waits for the lock instead.
-    const manual = await server.jobs.run('ingest', { chain: 'devnet', source: 'token' });
-    manual.done.catch(() => undefined);
-    await sleep(500);
-    const states = await server.store.read(`SELECT run_id, state FROM job_run_states WHERE run_id IN ($1, $2, $3)`, [backfill.runId, scheduled.runId, manual.runId]);
-    expect(Object.fromEntries(states.map((r) => [String(r.run_id), r.state]))).toEqual({
-      [backfill.runId]: 'running',
-      [scheduled.runId]: 'completed',
-      [manual.runId]: 'running',
-    });
   });
 });
