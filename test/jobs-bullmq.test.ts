@@ -5,7 +5,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { startDevnet, type Devnet } from '../devnet/index.ts';
@@ -56,21 +56,6 @@ async function chainCounts(server: RunningServer) {
 function expectedCounts(devnet: Devnet, scenario: ThinScenario) {
   const mints = devnet.accounts.length - 1;
   return { transfers: scenario.payments.length + scenario.plainTransfers.length + mints, authorizations: scenario.payments.length, senders: scenario.payments.length };
-}
-
-/** An RPC endpoint that holds every request (its path recorded) until released, then answers HTTP 404. */
-async function heldRpcServer(cleanups: (() => Promise<unknown>)[]) {
-  const held: { path: string; answer: () => void }[] = [];
-  let released = false;
-  const answer = (res: ServerResponse) => () => void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-  const rpcServer = createServer((req, res) => (released ? answer(res)() : void held.push({ path: req.url ?? '', answer: answer(res) })));
-  await new Promise<void>((resolve) => rpcServer.listen(0, '127.0.0.1', resolve));
-  const release = () => {
-    released = true;
-    for (const h of held.splice(0)) h.answer();
-  };
-  cleanups.push(() => new Promise((resolve) => (release(), rpcServer.closeAllConnections(), rpcServer.close(resolve))));
-  return { url: `http://127.0.0.1:${(rpcServer.address() as AddressInfo).port}`, held, release };
 }
 
 describe('BullMQ runner', () => {
@@ -153,10 +138,12 @@ describe('BullMQ runner', () => {
 
   it('retries a failed job with backoff, recording the attempts that will be retried as retrying; bad input fails once', { timeout: 60_000 }, async () => {
     // An RPC endpoint that answers every request with HTTP 404: each ingest attempt fails at once.
-    const rpc = await heldRpcServer(cleanups);
-    rpc.release();
+    const rpcServer = createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('not found'));
+    await new Promise<void>((resolve) => rpcServer.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => rpcServer.close(resolve)));
+    const rpcUrl = `http://127.0.0.1:${(rpcServer.address() as AddressInfo).port}`;
     const server = await startServer(
-      loadConfig({ DATA_DIR: tempDataDir('bullmq-retry'), PORT: '0', REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: uniquePrefix('retry'), RPC_URL_DEVNET: rpc.url, INGEST_INTERVAL_SECONDS: '3600' }),
+      loadConfig({ DATA_DIR: tempDataDir('bullmq-retry'), PORT: '0', REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: uniquePrefix('retry'), RPC_URL_DEVNET: rpcUrl, INGEST_INTERVAL_SECONDS: '3600' }),
       silentLogger,
     );
     cleanups.push(() => server.close());
@@ -180,18 +167,28 @@ describe('BullMQ runner', () => {
   });
 
   it('the owner runs two jobs at once by default, and a third only when one of them lets go', { timeout: 60_000 }, async () => {
-    // The scheduled ingest of each chain, which starts with the server, waits on its first
-    // request to an RPC endpoint that does not answer, holding one of the owner's slots.
-    const rpc = await heldRpcServer(cleanups);
+    // An RPC endpoint that holds every request until told to answer (then with HTTP 404): the
+    // scheduled ingest of each chain, which starts with the server, waits on its first request,
+    // holding one of the owner's slots.
+    const held: { path: string; answer: () => void }[] = [];
+    let released = false;
+    const rpcServer = createServer((req, res) => {
+      const answer = () => void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      if (released) return answer();
+      held.push({ path: req.url ?? '', answer });
+    });
+    await new Promise<void>((resolve) => rpcServer.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => (rpcServer.closeAllConnections(), rpcServer.close(resolve))));
+    const rpcUrl = `http://127.0.0.1:${(rpcServer.address() as AddressInfo).port}`;
     const server = await startServer(
       loadConfig({
         DATA_DIR: tempDataDir('bullmq-concurrency'), PORT: '0', REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: uniquePrefix('concurrency'),
-        RPC_URL_DEVNET: `${rpc.url}/devnet`, RPC_URL_BASE: `${rpc.url}/base`, INGEST_INTERVAL_SECONDS: '3600',
+        RPC_URL_DEVNET: `${rpcUrl}/devnet`, RPC_URL_BASE: `${rpcUrl}/base`, INGEST_INTERVAL_SECONDS: '3600',
       }),
       silentLogger,
     );
     cleanups.push(() => server.close());
-    const seen = () => new Set(rpc.held.map((h) => h.path));
+    const seen = () => new Set(held.map((h) => h.path));
     for (let i = 0; i < 400 && seen().size < 2; i++) await sleep(50);
     expect(seen()).toEqual(new Set(['/devnet', '/base']));
 
@@ -207,39 +204,10 @@ describe('BullMQ runner', () => {
     expect((await states()).filter((r) => r.run_id === exported.runId)).toEqual([]);
 
     // Once the ingests' requests are answered (they fail, to be retried after a backoff), the export runs.
-    rpc.release();
+    released = true;
+    for (const h of held.splice(0)) h.answer();
     await exported.done;
     expect((await states()).find((r) => r.run_id === exported.runId)).toMatchObject({ state: 'completed' });
-  });
-
-  it('a scheduled job whose work is already running is dropped, and a request for it waits for that run', { timeout: 60_000 }, async () => {
-    // The scheduled ingest holds one slot on an RPC endpoint that does not answer; a schedule
-    // every second keeps adding the same ingest. Waiting for the chain's lock in the other slot,
-    // those would starve every other job.
-    const rpc = await heldRpcServer(cleanups);
-    const server = await startServer(
-      loadConfig({
-        DATA_DIR: tempDataDir('bullmq-scheduled-twice'), PORT: '0', REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: uniquePrefix('scheduled-twice'),
-        RPC_URL_DEVNET: rpc.url, INGEST_INTERVAL_SECONDS: '1',
-      }),
-      silentLogger,
-    );
-    cleanups.push(async () => (rpc.release(), await server.close()));
-    for (let i = 0; i < 400 && rpc.held.length === 0; i++) await sleep(50);
-    expect(rpc.held.length).toBeGreaterThan(0);
-    await sleep(2_500); // two more schedule ticks
-
-    const ingestRuns = async () => (await server.store.read(`SELECT run_id, state FROM job_run_states WHERE job_name = 'ingest'`)).map((r) => ({ ...r }));
-    const [scheduled] = await ingestRuns();
-    expect(await ingestRuns()).toEqual([{ run_id: scheduled!.run_id, state: 'running' }]);
-    const manual = await server.jobs.run('ingest', { chain: 'devnet' });
-    expect(manual).toMatchObject({ deduplicated: true, runId: scheduled!.run_id });
-
-    // The other slot is free: an export runs while the ingest is still held.
-    const exported = await server.jobs.run('export', {});
-    const outcome = await Promise.race([exported.done.then(() => 'exported'), sleep(20_000).then(() => 'still waiting after 20 s')]);
-    expect(outcome).toBe('exported');
-    expect(await ingestRuns()).toEqual([{ run_id: scheduled!.run_id, state: 'running' }]);
   });
 
   it('an io worker without the chain of a range fails it on the first attempt, naming the setting', { timeout: 60_000 }, async () => {

@@ -44,19 +44,10 @@ export async function startBullmqRunner(
   });
   const jobDeps = { ...deps, fetchChunk: remoteChunkFetcher(producers.io) };
 
-  // The jobs this owner is running, by business key. Scheduled jobs carry no deduplication id
-  // (BullMQ's schedulers take none), so one whose key is already running is dropped here, as the
-  // in-process runner drops it. Otherwise it would wait in one of the two slots for the chain's
-  // lock, and a long backfill plus the next scheduled ingest would starve every other job.
-  const running = new Map<string, Job<OwnerJobData>>();
   const worker = new Worker<OwnerJobData>(
     queueNames.owner,
     async (job: Job<OwnerJobData>) => {
       if (!isJobName(job.name)) throw new UnrecoverableError(`unknown job ${job.name}`);
-      const key = jobKey(job.name, job.data.data);
-      const current = running.get(key);
-      if (current && job.data.trigger === 'schedule') return { skipped: `already running as ${current.id}` };
-      running.set(key, job);
       try {
         // Attempts that BullMQ will retry are recorded as 'retrying', not 'failed'.
         const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
@@ -65,8 +56,6 @@ export async function startBullmqRunner(
         // Bad input never gets better with retries.
         if (err instanceof JobInputError) throw new UnrecoverableError(err.message);
         throw err;
-      } finally {
-        if (running.get(key) === job) running.delete(key);
       }
     },
     { connection: workerConn, prefix, concurrency: deps.ownerConcurrency ?? 2 },
@@ -99,13 +88,6 @@ export async function startBullmqRunner(
     kind: 'bullmq',
     async run(name: JobName, data: JobData, trigger: Trigger = 'manual') {
       const key = jobKey(name, data);
-      // A scheduled run of the same work is running (it holds no deduplication id): wait for it.
-      const current = running.get(key);
-      if (current) {
-        const done = current.waitUntilFinished(ownerEvents);
-        done.catch(() => undefined);
-        return { runId: String(current.id), deduplicated: true, done };
-      }
       // The id starts with the business key; deduplication on the key makes a second request
       // for the same work a no-op while the first is queued or running: BullMQ then answers
       // with the first job's id.
