@@ -5,8 +5,6 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { startDevnet, type Devnet } from '../devnet/index.ts';
 import { runThinScenario, type ThinScenario } from '../devnet/scenario.ts';
@@ -23,6 +21,7 @@ import { queueNames } from '../jobs/bullmq/connection.ts';
 import { startIoWorker } from '../jobs/bullmq/io-worker.ts';
 import { runOperationIn } from '../api/admin/operations.ts';
 import { freePort } from './helpers/free-port.ts';
+import { heldRpcServer } from './helpers/held-rpc.ts';
 
 function startWorker(env: Record<string, string>): { child: ChildProcess; ready: Promise<void>; output: () => string } {
   const child = spawn(process.execPath, ['bin/reputation.js', 'worker'], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -138,12 +137,10 @@ describe('BullMQ runner', () => {
 
   it('retries a failed job with backoff, recording the attempts that will be retried as retrying; bad input fails once', { timeout: 60_000 }, async () => {
     // An RPC endpoint that answers every request with HTTP 404: each ingest attempt fails at once.
-    const rpcServer = createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('not found'));
-    await new Promise<void>((resolve) => rpcServer.listen(0, '127.0.0.1', resolve));
-    cleanups.push(() => new Promise((resolve) => rpcServer.close(resolve)));
-    const rpcUrl = `http://127.0.0.1:${(rpcServer.address() as AddressInfo).port}`;
+    const rpc = await heldRpcServer(cleanups);
+    rpc.release();
     const server = await startServer(
-      loadConfig({ DATA_DIR: tempDataDir('bullmq-retry'), PORT: '0', REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: uniquePrefix('retry'), RPC_URL_DEVNET: rpcUrl, INGEST_INTERVAL_SECONDS: '3600' }),
+      loadConfig({ DATA_DIR: tempDataDir('bullmq-retry'), PORT: '0', REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: uniquePrefix('retry'), RPC_URL_DEVNET: rpc.url, INGEST_INTERVAL_SECONDS: '3600' }),
       silentLogger,
     );
     cleanups.push(() => server.close());
@@ -167,28 +164,18 @@ describe('BullMQ runner', () => {
   });
 
   it('the owner runs two jobs at once by default, and a third only when one of them lets go', { timeout: 60_000 }, async () => {
-    // An RPC endpoint that holds every request until told to answer (then with HTTP 404): the
-    // scheduled ingest of each chain, which starts with the server, waits on its first request,
-    // holding one of the owner's slots.
-    const held: { path: string; answer: () => void }[] = [];
-    let released = false;
-    const rpcServer = createServer((req, res) => {
-      const answer = () => void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-      if (released) return answer();
-      held.push({ path: req.url ?? '', answer });
-    });
-    await new Promise<void>((resolve) => rpcServer.listen(0, '127.0.0.1', resolve));
-    cleanups.push(() => new Promise((resolve) => (rpcServer.closeAllConnections(), rpcServer.close(resolve))));
-    const rpcUrl = `http://127.0.0.1:${(rpcServer.address() as AddressInfo).port}`;
+    // The scheduled ingest of each chain, which starts with the server, waits on its first
+    // request to an RPC endpoint that does not answer, holding one of the owner's slots.
+    const rpc = await heldRpcServer(cleanups);
     const server = await startServer(
       loadConfig({
         DATA_DIR: tempDataDir('bullmq-concurrency'), PORT: '0', REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: uniquePrefix('concurrency'),
-        RPC_URL_DEVNET: `${rpcUrl}/devnet`, RPC_URL_BASE: `${rpcUrl}/base`, INGEST_INTERVAL_SECONDS: '3600',
+        RPC_URL_DEVNET: `${rpc.url}/devnet`, RPC_URL_BASE: `${rpc.url}/base`, INGEST_INTERVAL_SECONDS: '3600',
       }),
       silentLogger,
     );
     cleanups.push(() => server.close());
-    const seen = () => new Set(held.map((h) => h.path));
+    const seen = () => new Set(rpc.held.map((h) => h.path));
     for (let i = 0; i < 400 && seen().size < 2; i++) await sleep(50);
     expect(seen()).toEqual(new Set(['/devnet', '/base']));
 
@@ -204,8 +191,7 @@ describe('BullMQ runner', () => {
     expect((await states()).filter((r) => r.run_id === exported.runId)).toEqual([]);
 
     // Once the ingests' requests are answered (they fail, to be retried after a backoff), the export runs.
-    released = true;
-    for (const h of held.splice(0)) h.answer();
+    rpc.release();
     await exported.done;
     expect((await states()).find((r) => r.run_id === exported.runId)).toMatchObject({ state: 'completed' });
   });
