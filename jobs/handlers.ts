@@ -16,6 +16,7 @@ import { sanctionsSourceFromSetting } from '../pipeline/sanctions/source-setting
 import { jobInputs, type JobData, type JobName } from './definitions.ts';
 import { readFileSync } from 'node:fs';
 import type { JobProgress } from './run-log.ts';
+import { workLocks } from './work-locks.ts';
 
 export interface JobDeps {
   store: Store;
@@ -23,6 +24,13 @@ export interface JobDeps {
   log: Logger;
   /** Where ingestion reads block ranges; in this process when absent. */
   fetchChunk?: ChunkFetcher;
+  /** Started by a schedule: work another job is doing is skipped, not waited for (exclusive below). */
+  scheduled?: boolean;
+}
+
+/** What a scheduled run reports for work it left to the job already doing it. */
+export interface Skipped {
+  skipped: string;
 }
 
 export class JobInputError extends Error {
@@ -33,17 +41,23 @@ type Handler = (deps: JobDeps, data: JobData, progress: (p: JobProgress) => void
 
 const handlers: Record<JobName, Handler> = {
   ingest: (deps, data, progress) => ingestJob(deps, data as { chain?: string; source?: SourceName }, progress),
-  // One at a time: two runs would select the same agents and fetch them twice.
-  'fetch-metadata': (deps, data, progress) =>
-    oneAtATime(deps.store, 'fetch-metadata', () =>
+  'fetch-metadata': (deps, data, progress) => {
+    const chain = data.chain as string | undefined;
+    return exclusive(deps, metadataLocks(deps.config, chain), `fetching the registration files of ${chain ?? 'every chain'}`, () =>
       fetchMetadataJob(deps, {
         ...metadataFetchOptions(deps.config),
-        chain: data.chain as string | undefined,
+        chain,
         limit: data.limit as number | undefined,
         onProgress: (p) => progress({ ...p, unit: 'agents' }),
       }),
+    );
+  },
+  // A scheduled incremental run leaves its tick to a run already going; a full run never skips
+  // (it is the daily compaction of what incremental runs keep).
+  score: (deps, data) =>
+    exclusive({ ...deps, scheduled: deps.scheduled && !data.full }, ['score'], 'scoring', () =>
+      scoreJob(deps, data as { full?: boolean; address?: string }),
     ),
-  score: (deps, data) => scoreJob(deps, data as { full?: boolean; address?: string }),
   'refresh-sanctions-list': async (deps, data) => {
     if (!deps.config.sanctionsListSource) throw new JobInputError('no sanctions list source: set SANCTIONS_LIST_SOURCE');
     let source;
@@ -93,16 +107,21 @@ export function runHandler(deps: JobDeps, name: JobName, data: unknown, progress
 }
 
 /** Ingests one chain (optionally one source), or every configured chain when `chain` is omitted. */
-async function ingestJob(deps: JobDeps, args: { chain?: string; source?: SourceName }, progress: (p: JobProgress) => void): Promise<SourceResult[]> {
+async function ingestJob(
+  deps: JobDeps,
+  args: { chain?: string; source?: SourceName },
+  progress: (p: JobProgress) => void,
+): Promise<(SourceResult | (Skipped & { chain: string }))[]> {
   const names = args.chain ? [args.chain] : Object.keys(deps.config.chains);
   if (names.length === 0) throw new JobInputError('no chain is configured: set RPC_URL_<CHAIN> (e.g. RPC_URL_BASE) or run `reputation demo`');
-  const results: SourceResult[] = [];
+  const results: (SourceResult | (Skipped & { chain: string }))[] = [];
   for (const name of names) {
     const chain = deps.config.chains[name];
     if (!chain) throw new JobInputError(`chain ${name} is not configured; configured: ${Object.keys(deps.config.chains).join(', ') || 'none'}`);
     if (!chain.rpcUrl) throw new JobInputError(`chain ${name} has no RPC URL: set ${rpcUrlSetting(name)}`);
-    results.push(
-      ...(await oneAtATime(deps.store, `ingest:${name}`, () => ingestChain({
+    // Chain by chain: an ingest of every chain holds one chain's lock at a time.
+    const ingested = await exclusive(deps, [`ingest:${name}`], `ingesting ${name}`, () =>
+      ingestChain({
         store: deps.store,
         chain,
         log: deps.log.child('ingest'),
@@ -117,8 +136,10 @@ async function ingestJob(deps: JobDeps, args: { chain?: string; source?: SourceN
             etaSeconds: p.etaSeconds,
             detail: `${p.chain}/${p.source} ${p.logs} logs`,
           }),
-      }))),
+      }),
     );
+    if ('skipped' in ingested) results.push({ chain: name, ...ingested });
+    else results.push(...ingested);
   }
   return results;
 }
@@ -131,18 +152,20 @@ function metadataFetchOptions(config: Config) {
   };
 }
 
-// Two ingests of one chain at once (say, all chains and one chain) would race on its cursors and
-// on reorg rollbacks, and two metadata runs would fetch the same agents: the owner runs such jobs
-// one after the other. The locks belong to the database, not the process: a job left running by a
-// server that closed (its Redis gone, say) must not hold up another server's jobs.
-const locksByStore = new WeakMap<Store, Map<string, Promise<unknown>>>();
-function oneAtATime<T>(store: Store, key: string, fn: () => Promise<T>): Promise<T> {
-  let locks = locksByStore.get(store);
-  if (!locks) locksByStore.set(store, (locks = new Map()));
-  const held = locks;
-  const previous = held.get(key) ?? Promise.resolve();
-  const next = previous.catch(() => undefined).then(fn);
-  held.set(key, next);
-  void next.finally(() => held.get(key) === next && held.delete(key)).catch(() => undefined);
-  return next;
+// A scheduled run does not queue for work another job is doing: it would wait in one of the
+// runner's two slots (a manual backfill of every chain plus the next scheduled ingest would hold
+// both, and nothing else would run), and its next tick does the work. A run asked for by hand
+// waits its turn.
+async function exclusive<T>(deps: JobDeps, keys: string[], doing: string, fn: () => Promise<T>): Promise<T | Skipped> {
+  const locks = workLocks(deps.store);
+  if (deps.scheduled && locks.busy(keys)) return { skipped: `another job is ${doing}` };
+  return locks.hold(keys, fn);
+}
+
+// One chain's fetch locks that chain. A fetch of every chain locks each configured chain, and
+// '*' for the chains only the database knows (imported ones), as does a fetch of one of those.
+function metadataLocks(config: Config, chain: string | undefined): string[] {
+  const key = (c: string) => `fetch-metadata:${c}`;
+  if (chain !== undefined) return config.chains[chain] ? [key(chain)] : [key(chain), key('*')];
+  return [key('*'), ...Object.keys(config.chains).map(key)];
 }

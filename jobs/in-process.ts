@@ -1,5 +1,7 @@
 // The runner used without REDIS_URL: each schedule is a timer in the owner, jobs run with bounded
-// concurrency, and a job whose key is already running is not started twice.
+// concurrency, and a job whose key is already queued or running is not started twice. A request
+// is never folded into a scheduled run (nor a tick into a request), as with BullMQ: a scheduled
+// run may skip work another job is doing (handlers.ts), which a request must not.
 import pLimit from 'p-limit';
 import { jobKey, type JobData, type JobName } from './definitions.ts';
 import type { JobDeps } from './handlers.ts';
@@ -15,7 +17,7 @@ export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency
 
   const run = async (name: JobName, data: JobData, trigger: Trigger = 'manual'): Promise<StartedRun> => {
     if (stopped) throw new Error('the job runner is stopping');
-    const key = jobKey(name, data);
+    const key = `${trigger}:${jobKey(name, data)}`;
     const existing = running.get(key);
     if (existing) return { ...existing, deduplicated: true };
     const runId = newRunId();

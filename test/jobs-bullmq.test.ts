@@ -196,6 +196,33 @@ describe('BullMQ runner', () => {
     expect((await states()).find((r) => r.run_id === exported.runId)).toMatchObject({ state: 'completed' });
   });
 
+  it('a scheduled ingest that outlasts its interval does not take the second slot with its next run', { timeout: 60_000 }, async () => {
+    // BullMQ schedulers carry no deduplication id: the next scheduled ingest of the chain is
+    // queued while the first still holds it, and must end at once instead of waiting in a slot.
+    const rpc = await heldRpcServer(cleanups);
+    const server = await startServer(
+      loadConfig({
+        DATA_DIR: tempDataDir('bullmq-held-chain'), PORT: '0', REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: uniquePrefix('held-chain'),
+        RPC_URL_DEVNET: rpc.url, INGEST_INTERVAL_SECONDS: '1',
+      }),
+      silentLogger,
+    );
+    cleanups.push(async () => (rpc.release(), await server.close()));
+    const completedIngests = async () =>
+      (await server.store.read(`SELECT result FROM job_run_states WHERE job_name = 'ingest' AND state = 'completed'`)).map((r) => JSON.parse(String(r.result)));
+    let skipped: unknown[] = [];
+    for (let i = 0; i < 200 && skipped.length === 0; i++) {
+      await sleep(50);
+      skipped = await completedIngests();
+    }
+    expect(skipped[0]).toEqual([{ chain: 'devnet', skipped: 'another job is ingesting devnet' }]);
+    expect(rpc.held.length).toBeGreaterThan(0);
+
+    const exported = await server.jobs.run('export', {});
+    const outcome = await Promise.race([exported.done.then(() => 'exported'), sleep(20_000).then(() => 'still waiting after 20 s')]);
+    expect(outcome).toBe('exported');
+  });
+
   it('an io worker without the chain of a range fails it on the first attempt, naming the setting', { timeout: 60_000 }, async () => {
     const prefix = uniquePrefix('io-no-chain');
     const config = loadConfig({ DATA_DIR: tempDataDir('io-no-chain'), REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: prefix });
