@@ -16,7 +16,6 @@ import { sanctionsSourceFromSetting } from '../pipeline/sanctions/source-setting
 import { jobInputs, type JobData, type JobName } from './definitions.ts';
 import { readFileSync } from 'node:fs';
 import type { JobProgress } from './run-log.ts';
-import { workLocks } from './work-locks.ts';
 
 export interface JobDeps {
   store: Store;
@@ -24,13 +23,6 @@ export interface JobDeps {
   log: Logger;
   /** Where ingestion reads block ranges; in this process when absent. */
   fetchChunk?: ChunkFetcher;
-  /** Started by a schedule: work another job is doing is skipped, not waited for (exclusive below). */
-  scheduled?: boolean;
-}
-
-/** What a scheduled run reports for work it left to the job already doing it. */
-export interface Skipped {
-  skipped: string;
 }
 
 export class JobInputError extends Error {
@@ -41,23 +33,14 @@ type Handler = (deps: JobDeps, data: JobData, progress: (p: JobProgress) => void
 
 const handlers: Record<JobName, Handler> = {
   ingest: (deps, data, progress) => ingestJob(deps, data as { chain?: string; source?: SourceName }, progress),
-  'fetch-metadata': (deps, data, progress) => {
-    const chain = data.chain as string | undefined;
-    return exclusive(deps, metadataLocks(deps.config, chain), `fetching the registration files of ${chain ?? 'every chain'}`, () =>
-      fetchMetadataJob(deps, {
-        ...metadataFetchOptions(deps.config),
-        chain,
-        limit: data.limit as number | undefined,
-        onProgress: (p) => progress({ ...p, unit: 'agents' }),
-      }),
-    );
-  },
-  // A scheduled incremental run leaves its tick to a run already going; a full run never skips
-  // (it is the daily compaction of what incremental runs keep).
-  score: (deps, data) =>
-    exclusive({ ...deps, scheduled: deps.scheduled && !data.full }, ['score'], 'scoring', () =>
-      scoreJob(deps, data as { full?: boolean; address?: string }),
-    ),
+  'fetch-metadata': (deps, data, progress) =>
+    fetchMetadataJob(deps, {
+      ...metadataFetchOptions(deps.config),
+      chain: data.chain as string | undefined,
+      limit: data.limit as number | undefined,
+      onProgress: (p) => progress({ ...p, unit: 'agents' }),
+    }),
+  score: (deps, data) => scoreJob(deps, data as { full?: boolean; address?: string }),
   'refresh-sanctions-list': async (deps, data) => {
     if (!deps.config.sanctionsListSource) throw new JobInputError('no sanctions list source: set SANCTIONS_LIST_SOURCE');
     let source;
@@ -111,17 +94,16 @@ async function ingestJob(
   deps: JobDeps,
   args: { chain?: string; source?: SourceName },
   progress: (p: JobProgress) => void,
-): Promise<(SourceResult | (Skipped & { chain: string }))[]> {
+): Promise<SourceResult[]> {
   const names = args.chain ? [args.chain] : Object.keys(deps.config.chains);
   if (names.length === 0) throw new JobInputError('no chain is configured: set RPC_URL_<CHAIN> (e.g. RPC_URL_BASE) or run `reputation demo`');
-  const results: (SourceResult | (Skipped & { chain: string }))[] = [];
+  const results: SourceResult[] = [];
   for (const name of names) {
     const chain = deps.config.chains[name];
     if (!chain) throw new JobInputError(`chain ${name} is not configured; configured: ${Object.keys(deps.config.chains).join(', ') || 'none'}`);
     if (!chain.rpcUrl) throw new JobInputError(`chain ${name} has no RPC URL: set ${rpcUrlSetting(name)}`);
-    // Chain by chain: an ingest of every chain holds one chain's lock at a time.
-    const ingested = await exclusive(deps, [`ingest:${name}`], `ingesting ${name}`, () =>
-      ingestChain({
+    results.push(
+      ...(await ingestChain({
         store: deps.store,
         chain,
         log: deps.log.child('ingest'),
@@ -136,10 +118,8 @@ async function ingestJob(
             etaSeconds: p.etaSeconds,
             detail: `${p.chain}/${p.source} ${p.logs} logs`,
           }),
-      }),
+      })),
     );
-    if ('skipped' in ingested) results.push({ chain: name, ...ingested });
-    else results.push(...ingested);
   }
   return results;
 }
@@ -152,20 +132,3 @@ function metadataFetchOptions(config: Config) {
   };
 }
 
-// A scheduled run does not queue for work another job is doing: it would wait in one of the
-// runner's two slots (a manual backfill of every chain plus the next scheduled ingest would hold
-// both, and nothing else would run), and its next tick does the work. A run asked for by hand
-// waits its turn.
-async function exclusive<T>(deps: JobDeps, keys: string[], doing: string, fn: () => Promise<T>): Promise<T | Skipped> {
-  const locks = workLocks(deps.store);
-  if (deps.scheduled && locks.busy(keys)) return { skipped: `another job is ${doing}` };
-  return locks.hold(keys, fn);
-}
-
-// One chain's fetch locks that chain. A fetch of every chain locks each configured chain, and
-// '*' for the chains only the database knows (imported ones), as does a fetch of one of those.
-function metadataLocks(config: Config, chain: string | undefined): string[] {
-  const key = (c: string) => `fetch-metadata:${c}`;
-  if (chain !== undefined) return config.chains[chain] ? [key(chain)] : [key(chain), key('*')];
-  return [key('*'), ...Object.keys(config.chains).map(key)];
-}

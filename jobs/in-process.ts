@@ -1,13 +1,16 @@
 // The runner used without REDIS_URL: each schedule is a timer in the owner, jobs run with bounded
-// concurrency, and a job whose key is already queued or running is not started twice. A request
-// is never folded into a scheduled run (nor a tick into a request), as with BullMQ: a scheduled
-// run may skip work another job is doing (handlers.ts), which a request must not.
+// concurrency, and a job already queued or running is not started twice by the same trigger: a
+// second request is a no-op, as is a tick while the schedule's last run has not ended. A request is
+// not folded into a scheduled run (which may have read the chain before what the request is for),
+// as with BullMQ. A job takes its work locks before a slot, so a job waiting for work another is
+// doing holds no slot (work-locks.ts).
 import pLimit from 'p-limit';
 import { jobKey, type JobData, type JobName } from './definitions.ts';
 import type { JobDeps } from './handlers.ts';
 import { newRunId, type RunLog, type Trigger } from './run-log.ts';
 import { executeJob, type JobRunner, type StartedRun } from './runner.ts';
 import { listSchedules } from './schedules.ts';
+import { workKeys, workLocks } from './work-locks.ts';
 
 export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency?: number }): JobRunner {
   const limit = pLimit(deps.concurrency ?? 2);
@@ -21,7 +24,9 @@ export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency
     const existing = running.get(key);
     if (existing) return { ...existing, deduplicated: true };
     const runId = newRunId();
-    const done = limit(() => executeJob(deps, name, data, trigger, runId)).finally(() => running.delete(key));
+    const done = workLocks(deps.store)
+      .hold(workKeys(name, data, deps.config), () => limit(() => executeJob(deps, name, data, trigger, runId)))
+      .finally(() => running.delete(key));
     // A caller that does not wait must not turn a failed job into an unhandled rejection (the
     // failure is recorded in job_runs).
     done.catch(() => undefined);

@@ -31,7 +31,7 @@ export async function executeJob(
 ): Promise<unknown> {
   const id = await deps.runs.start(name, data, trigger, runId);
   try {
-    const result = await runHandler({ ...deps, scheduled: trigger === 'schedule' }, name, data, (p) => deps.runs.progress(id, p));
+    const result = await runHandler(deps, name, data, (p) => deps.runs.progress(id, p));
     await deps.runs.finish(id, { result });
     return result;
   } catch (err) {

@@ -1,9 +1,14 @@
 // Locks on work two jobs must not do at once: two ingests of one chain would race on its cursors
 // and on reorg rollbacks, two metadata fetches of one chain would fetch the same agents twice, and
-// two scoring runs would only queue for the writer. The locks are kept per open store, not per
-// process: a job left running by a server that closed (its Redis gone, say) must not hold up the
-// jobs of a server that opened the database after it.
+// two scoring runs would only queue for the writer. A job takes its locks before one of the
+// runner's slots (jobs/in-process.ts), or gives its slot back while they are held
+// (jobs/bullmq/owner-runner.ts): a job waiting for work another job is doing must not hold a slot,
+// or a long backfill and the runs queued behind it would hold both and nothing else would run.
+// The locks are kept per open store, not per process: a job left running by a server that closed
+// (its Redis gone, say) must not hold up the jobs of a server that opened the database after it.
+import type { Config } from '../pipeline/config.ts';
 import type { Store } from '../pipeline/store/store.ts';
+import type { JobData, JobName } from './definitions.ts';
 
 export interface WorkLocks {
   /** True while a job holds (or waits for) any of these keys. */
@@ -20,6 +25,31 @@ export function workLocks(store: Store): WorkLocks {
   return locks;
 }
 
+/**
+ * The locks a job takes for its whole run. Ingests lock their chain (an ingest of every chain,
+ * each configured chain); fetches of registration files lock their chain, and a fetch of every
+ * chain also '*', which a fetch of a chain only the database knows (imported) takes too; scoring
+ * runs lock 'score', except the rescoring of one address, which only waits for the writer.
+ * Input is not validated yet here: the handler refuses bad input once the job runs.
+ */
+export function workKeys(name: JobName, data: JobData, config: Config): string[] {
+  const chain = data.chain === undefined ? undefined : String(data.chain);
+  const configured = Object.keys(config.chains);
+  switch (name) {
+    case 'ingest':
+      return (chain === undefined ? configured : [chain]).map((c) => `ingest:${c}`);
+    case 'fetch-metadata': {
+      const key = (c: string) => `fetch-metadata:${c}`;
+      if (chain === undefined) return [key('*'), ...configured.map(key)];
+      return config.chains[chain] ? [key(chain)] : [key(chain), key('*')];
+    }
+    case 'score':
+      return data.address === undefined ? ['score'] : [];
+    default:
+      return [];
+  }
+}
+
 function createWorkLocks(): WorkLocks {
   // Per key, the promise that settles when its last holder (or waiter) lets go.
   const tails = new Map<string, Promise<void>>();
@@ -30,7 +60,8 @@ function createWorkLocks(): WorkLocks {
       const mine = new Promise<void>((resolve) => (release = resolve));
       // Every key is queued for at once, so a holder of several keys cannot interleave with
       // another: whoever queued first on any shared key goes first on all of them.
-      const before = [...new Set(keys)].map((k) => {
+      const unique = [...new Set(keys)];
+      const before = unique.map((k) => {
         const previous = tails.get(k);
         tails.set(k, mine);
         return previous;
@@ -40,7 +71,7 @@ function createWorkLocks(): WorkLocks {
         return await fn();
       } finally {
         release();
-        for (const k of keys) if (tails.get(k) === mine) tails.delete(k);
+        for (const k of unique) if (tails.get(k) === mine) tails.delete(k);
       }
     },
   };

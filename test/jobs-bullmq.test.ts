@@ -196,31 +196,39 @@ describe('BullMQ runner', () => {
     expect((await states()).find((r) => r.run_id === exported.runId)).toMatchObject({ state: 'completed' });
   });
 
-  it('a scheduled ingest that outlasts its interval does not take the second slot with its next run', { timeout: 60_000 }, async () => {
-    // BullMQ schedulers carry no deduplication id: the next scheduled ingest of the chain is
-    // queued while the first still holds it, and must end at once instead of waiting in a slot.
+  it('jobs waiting for a scheduled ingest that outlasts its interval give their slots back, and its ticks add one waiting job', { timeout: 60_000 }, async () => {
     const rpc = await heldRpcServer(cleanups);
+    const prefix = uniquePrefix('held-chain');
     const server = await startServer(
-      loadConfig({
-        DATA_DIR: tempDataDir('bullmq-held-chain'), PORT: '0', REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: uniquePrefix('held-chain'),
-        RPC_URL_DEVNET: rpc.url, INGEST_INTERVAL_SECONDS: '1',
-      }),
+      loadConfig({ DATA_DIR: tempDataDir('bullmq-held-chain'), PORT: '0', REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: prefix, RPC_URL_DEVNET: rpc.url, INGEST_INTERVAL_SECONDS: '1' }),
       silentLogger,
     );
     cleanups.push(async () => (rpc.release(), await server.close()));
-    const completedIngests = async () =>
-      (await server.store.read(`SELECT result FROM job_run_states WHERE job_name = 'ingest' AND state = 'completed'`)).map((r) => JSON.parse(String(r.result)));
-    let skipped: unknown[] = [];
-    for (let i = 0; i < 200 && skipped.length === 0; i++) {
-      await sleep(50);
-      skipped = await completedIngests();
-    }
-    expect(skipped[0]).toEqual([{ chain: 'devnet', skipped: 'another job is ingesting devnet' }]);
+    const queue = new Queue(queueNames.owner, { connection: { url: sharedRedisUrl }, prefix });
+    cleanups.push(() => queue.close());
+    for (let i = 0; i < 400 && rpc.held.length === 0; i++) await sleep(50);
     expect(rpc.held.length).toBeGreaterThan(0);
 
-    const exported = await server.jobs.run('export', {});
-    const outcome = await Promise.race([exported.done.then(() => 'exported'), sleep(20_000).then(() => 'still waiting after 20 s')]);
-    expect(outcome).toBe('exported');
+    // The schedule fires every second while its first run holds the chain. A scheduler's job
+    // carries no deduplication id, so each tick hands its wait to one deduplicated job.
+    const handedOver = async () =>
+      (await queue.getJobs(['completed'])).filter((j) => j.name === 'ingest').map((j) => (j.returnvalue as { waitingAs?: string }).waitingAs);
+    for (let i = 0; i < 200 && (await handedOver()).length < 3; i++) await sleep(50);
+    const waitingAs = new Set(await handedOver());
+    expect(waitingAs.size).toBe(1);
+    const [waitingJob] = [...waitingAs];
+    expect(await (await Job.fromId(queue, waitingJob!))?.getState()).toBe('delayed');
+
+    // A request for the chain is not folded into that scheduled job, and waits too.
+    const request = await server.jobs.run('ingest', { chain: 'devnet' });
+    expect([request.deduplicated, request.runId === waitingJob]).toEqual([false, false]);
+    // Neither holds a slot: the owner's two are free for other work.
+    const [exported, rescored] = [await server.jobs.run('export', {}), await server.jobs.run('score', { address: '0x' + '1'.repeat(40) })];
+    const timeout = new AbortController();
+    const outcome = await Promise.race([Promise.all([exported.done, rescored.done]).then(() => 'done'), sleep(20_000, 'still waiting after 20 s', { signal: timeout.signal })]);
+    timeout.abort();
+    expect(outcome).toBe('done');
+    expect(await (await Job.fromId(queue, request.runId))?.getState()).toBe('delayed');
   });
 
   it('an io worker without the chain of a range fails it on the first attempt, naming the setting', { timeout: 60_000 }, async () => {

@@ -1,8 +1,9 @@
-// The locks on work two jobs must not do at once (jobs/work-locks.ts): who waits for whom, what
-// counts as busy, and that a failure lets go.
+// The locks on work two jobs must not do at once (jobs/work-locks.ts): which a job takes, who waits
+// for whom, what counts as busy, and that a failure lets go.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../pipeline/store/store.ts';
-import { workLocks } from '../jobs/work-locks.ts';
+import { workKeys, workLocks } from '../jobs/work-locks.ts';
+import { loadConfig } from '../pipeline/config.ts';
 import { tempDataDir } from './helpers/temp.ts';
 
 /** A piece of work that ends when told to, recording when it started and ended. */
@@ -103,5 +104,35 @@ describe('work locks', () => {
     await expect(workLocks(other).hold(['shared'], async () => 'other store')).resolves.toBe('other store');
     held.end();
     await done;
+  });
+
+  it('a key named twice is taken once and let go', async () => {
+    const locks = workLocks(store);
+    await expect(locks.hold(['twice', 'twice'], async () => locks.busy(['twice']))).resolves.toBe(true);
+    expect(locks.busy(['twice'])).toBe(false);
+  });
+});
+
+describe('the locks a job takes', () => {
+  // Two configured chains; 'imported' is a chain only the database knows.
+  const config = loadConfig({ DATA_DIR: tempDataDir('work-keys'), RPC_URL_DEVNET: 'http://127.0.0.1:9', RPC_URL_BASE: 'http://127.0.0.1:9' });
+
+  it('ingest: its chain, or every configured chain', () => {
+    expect(workKeys('ingest', { chain: 'base', source: 'token' }, config)).toEqual(['ingest:base']);
+    expect(workKeys('ingest', {}, config).sort()).toEqual(['ingest:base', 'ingest:devnet']);
+  });
+
+  it("fetch-metadata: its chain; every chain's and '*' for a fetch of every chain; '*' too for a chain only the database knows", () => {
+    expect(workKeys('fetch-metadata', { chain: 'base', limit: 5 }, config)).toEqual(['fetch-metadata:base']);
+    expect(workKeys('fetch-metadata', {}, config).sort()).toEqual(['fetch-metadata:*', 'fetch-metadata:base', 'fetch-metadata:devnet']);
+    expect(workKeys('fetch-metadata', { chain: 'imported' }, config)).toEqual(['fetch-metadata:imported', 'fetch-metadata:*']);
+  });
+
+  it('score: every run but the rescoring of one address; export and the sanctions list: none', () => {
+    expect(workKeys('score', {}, config)).toEqual(['score']);
+    expect(workKeys('score', { full: true }, config)).toEqual(['score']);
+    expect(workKeys('score', { address: '0x' + '1'.repeat(40) }, config)).toEqual([]);
+    expect(workKeys('export', {}, config)).toEqual([]);
+    expect(workKeys('refresh-sanctions-list', {}, config)).toEqual([]);
   });
 });

@@ -3,7 +3,12 @@
 // against the database, and block ranges are read by `reputation worker` processes through the
 // io queue. Schedules are mirrored into BullMQ job schedulers, and mirrored again every minute so
 // a Redis that lost its data gets them back.
-import { Job, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
+//
+// A job whose work another job is doing (work-locks.ts) gives its slot back and looks again a
+// second later, as a delayed job. A scheduler's job cannot wait so itself: schedulers take no
+// deduplication id, and each tick would add one more waiting job. It hands the wait to a job
+// deduplicated on its schedule's work, so one waits however many ticks find the work held.
+import { DelayedError, Job, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
 import { isJobName, jobKey, type JobData, type JobName } from '../definitions.ts';
 import type { JobDeps } from '../handlers.ts';
 import { JobInputError } from '../handlers.ts';
@@ -16,6 +21,7 @@ import { remoteChunkFetcher } from './remote-fetcher.ts';
 import { createProducers } from './producers.ts';
 import { newId } from '../../api/secrets.ts';
 import { startIoWorker } from './io-worker.ts';
+import { workKeys, workLocks } from '../work-locks.ts';
 
 interface OwnerJobData {
   data: JobData;
@@ -24,6 +30,14 @@ interface OwnerJobData {
 
 const resyncMs = 60_000;
 const connectWaitMs = 3_000;
+const busyRecheckMs = 1_000;
+
+const jobOptions = {
+  attempts: 3,
+  backoff: { type: 'exponential', delay: 2_000 },
+  removeOnComplete: { age: 3600 },
+  removeOnFail: { age: 86_400 },
+};
 
 export async function startBullmqRunner(
   deps: JobDeps & { runs: RunLog; redisUrl: string; ownerConcurrency?: number; ioWorkersInOwner?: number },
@@ -43,20 +57,33 @@ export async function startBullmqRunner(
     producer.on('ready', syncSchedules);
   });
   const jobDeps = { ...deps, fetchChunk: remoteChunkFetcher(producers.io) };
+  const locks = workLocks(deps.store);
 
   const worker = new Worker<OwnerJobData>(
     queueNames.owner,
-    async (job: Job<OwnerJobData>) => {
-      if (!isJobName(job.name)) throw new UnrecoverableError(`unknown job ${job.name}`);
-      try {
-        // Attempts that BullMQ will retry are recorded as 'retrying', not 'failed'.
-        const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-        return await executeJob(jobDeps, job.name, job.data.data, job.data.trigger, job.id, final);
-      } catch (err) {
-        // Bad input never gets better with retries.
-        if (err instanceof JobInputError) throw new UnrecoverableError(err.message);
-        throw err;
+    async (job: Job<OwnerJobData>, token?: string) => {
+      const name = job.name;
+      if (!isJobName(name)) throw new UnrecoverableError(`unknown job ${name}`);
+      const keys = workKeys(name, job.data.data, deps.config);
+      if (locks.busy(keys)) {
+        if (job.repeatJobKey === undefined) {
+          await job.moveToDelayed(Date.now() + busyRecheckMs, token);
+          throw new DelayedError();
+        }
+        const waiting = await add(name, job.data, busyRecheckMs);
+        return { waitingAs: waiting.job.id };
       }
+      return locks.hold(keys, async () => {
+        try {
+          // Attempts that BullMQ will retry are recorded as 'retrying', not 'failed'.
+          const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+          return await executeJob(jobDeps, name, job.data.data, job.data.trigger, job.id, final);
+        } catch (err) {
+          // Bad input never gets better with retries.
+          if (err instanceof JobInputError) throw new UnrecoverableError(err.message);
+          throw err;
+        }
+      });
     },
     { connection: workerConn, prefix, concurrency: deps.ownerConcurrency ?? 2 },
   );
@@ -72,13 +99,24 @@ export async function startBullmqRunner(
       await ownerQueue.upsertJobScheduler(s.scheduleId, { every: s.everySeconds * 1000 }, {
         name: s.jobName,
         data: { data: s.jobData, trigger: 'schedule' },
-        opts: { attempts: 3, backoff: { type: 'exponential', delay: 2_000 }, removeOnComplete: { age: 3600 }, removeOnFail: { age: 86_400 } },
+        opts: jobOptions,
       });
     }
     for (const existing of await ownerQueue.getJobSchedulers()) {
       if (existing.key && !wanted.has(existing.key)) await ownerQueue.removeJobScheduler(existing.key);
     }
-  };
+  }
+  // The id starts with the business key. Deduplication on the key and trigger makes a second job a
+  // no-op while the first is queued or running: BullMQ then answers with the first job's id. A
+  // request is never folded into a scheduled run, which may have read the chain before what the
+  // request is for.
+  async function add(name: JobName, data: OwnerJobData, delay?: number) {
+    const key = jobKey(name, data.data);
+    const jobId = `${key}-${newId('')}`;
+    const deduplication = { id: data.trigger === 'manual' ? key : `${data.trigger}-${key}` };
+    const job = await producers.owner().add(name, data, { ...jobOptions, jobId, deduplication, delay });
+    return { job, deduplicated: job.id !== jobId };
+  }
   const resync = setInterval(syncSchedules, resyncMs);
   resync.unref();
   // Work enqueued right after start should not fail just because Redis had not answered yet.
@@ -87,26 +125,12 @@ export async function startBullmqRunner(
   return {
     kind: 'bullmq',
     async run(name: JobName, data: JobData, trigger: Trigger = 'manual') {
-      const key = jobKey(name, data);
-      // The id starts with the business key; deduplication on the key makes a second request
-      // for the same work a no-op while the first is queued or running: BullMQ then answers
-      // with the first job's id.
-      const jobId = `${key}-${newId('')}`;
-      const job = await produce(`enqueue ${name}`, () =>
-        producers.owner().add(name, { data, trigger }, {
-          jobId,
-          deduplication: { id: key },
-          attempts: 3,
-          backoff: { type: 'exponential', delay: 2_000 },
-          removeOnComplete: { age: 3600 },
-          removeOnFail: { age: 86_400 },
-        }),
-      );
-      const first = job.id === jobId ? job : await Job.fromId(producers.owner(), String(job.id));
+      const { job, deduplicated } = await produce(`enqueue ${name}`, () => add(name, { data, trigger }));
+      const first = deduplicated ? await Job.fromId(producers.owner(), String(job.id)) : job;
       const done = first ? first.waitUntilFinished(ownerEvents) : Promise.resolve(null);
       // A caller that does not wait must not turn a failed job into an unhandled rejection.
       done.catch(() => undefined);
-      return { runId: String(job.id), deduplicated: job.id !== jobId, done };
+      return { runId: String(job.id), deduplicated, done };
     },
     reloadSchedules: () => produce('update job schedulers', reloadSchedules),
     async stop() {
