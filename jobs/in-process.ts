@@ -8,13 +8,13 @@ import pLimit from 'p-limit';
 import { jobKey, type JobData, type JobName } from './definitions.ts';
 import type { JobDeps } from './handlers.ts';
 import { newRunId, type RunLog, type Trigger } from './run-log.ts';
-import { executeJob, type JobRunner, type StartedRun } from './runner.ts';
+import { executeJob, type JobRunner, type QueuedRun, type StartedRun } from './runner.ts';
 import { listSchedules } from './schedules.ts';
 import { workKeys, workLocks } from './work-locks.ts';
 
 export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency?: number }): JobRunner {
   const limit = pLimit(deps.concurrency ?? 2);
-  const running = new Map<string, StartedRun>();
+  const running = new Map<string, StartedRun & { queued: QueuedRun | null }>();
   let timers: NodeJS.Timeout[] = [];
   let stopped = false;
 
@@ -22,17 +22,22 @@ export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency
     if (stopped) throw new Error('the job runner is stopping');
     const key = `${trigger}:${jobKey(name, data)}`;
     const existing = running.get(key);
-    if (existing) return { ...existing, deduplicated: true };
+    if (existing) return { runId: existing.runId, deduplicated: true, done: existing.done };
     const runId = newRunId();
-    const done = workLocks(deps.store)
-      .hold(workKeys(name, data, deps.config), () => limit(() => executeJob(deps, name, data, trigger, runId)))
+    const entry = { runId, deduplicated: false, done: Promise.resolve<unknown>(null), queued: { runId, name, data, trigger } as QueuedRun | null };
+    entry.done = workLocks(deps.store)
+      .hold(workKeys(name, data, deps.config), () =>
+        limit(() => {
+          entry.queued = null;
+          return executeJob(deps, name, data, trigger, runId);
+        }),
+      )
       .finally(() => running.delete(key));
     // A caller that does not wait must not turn a failed job into an unhandled rejection (the
     // failure is recorded in job_runs).
-    done.catch(() => undefined);
-    const started = { runId, deduplicated: false, done };
-    running.set(key, started);
-    return started;
+    entry.done.catch(() => undefined);
+    running.set(key, entry);
+    return { runId, deduplicated: false, done: entry.done };
   };
 
   // Reloads run one after the other: two at once would each clear, then each add, every timer.
@@ -56,6 +61,8 @@ export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency
   return {
     kind: 'in-process',
     run,
+    // Map order is the order the runs were asked for.
+    queued: async () => [...running.values()].flatMap((r) => (r.queued ? [r.queued] : [])),
     reloadSchedules,
     async stop() {
       stopped = true;

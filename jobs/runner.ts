@@ -12,9 +12,19 @@ export interface StartedRun {
   done: Promise<unknown>;
 }
 
+/** A run asked for that has not started: waiting for a slot, or for work another job is doing. */
+export interface QueuedRun {
+  runId: string;
+  name: string;
+  data: JobData;
+  trigger: Trigger;
+}
+
 export interface JobRunner {
   readonly kind: 'in-process' | 'bullmq';
   run(name: JobName, data: JobData, trigger?: Trigger): Promise<StartedRun>;
+  /** The runs queued and not started yet, oldest first (scheduled ticks not yet due are not runs). */
+  queued(): Promise<QueuedRun[]>;
   reloadSchedules(): Promise<void>;
   stop(): Promise<void>;
 }

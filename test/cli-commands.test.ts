@@ -150,7 +150,7 @@ describe('usage and limits of an enterprise account, and errors through a server
 });
 
 describe('a job asked for again while it runs', () => {
-  it('the second command says it follows the running job, and both end with its outcome', { timeout: 60_000 }, async () => {
+  it('the second command says it follows the running job, a third that waits for it says it is queued, and all end with its outcome', { timeout: 60_000 }, async () => {
     // An RPC endpoint that holds every request until released, then answers HTTP 404.
     const held: http.ServerResponse[] = [];
     let released = false;
@@ -174,8 +174,13 @@ describe('a job asked for again while it runs', () => {
       const second = spawnCli(['ingest', '--chain', 'devnet'], env);
       await waitFor('the notice', () => second.output().stderr.includes('already queued or running'));
       expect(second.output().code).toBeNull();
+      // Another ingest of the chain waits for the first, and says so.
+      const third = spawnCli(['ingest', '--chain', 'devnet', '--source', 'token'], env);
+      await waitFor('the queued notice', () => third.output().stderr.includes(' is queued: '));
+      expect(third.output().stderr).toMatch(/^ingest job job_\S+ is queued: it waits for a free slot or for work another job is doing\n$/);
       release();
       const [one, two] = await Promise.all([first.done, second.done]);
+      expect((await third.done).code).toBe(1);
       const runId = /\(([^)]+)\); following it\n/.exec(two.stderr)?.[1];
       expect(two.stderr).toMatch(/^the same ingest job is already queued or running \(job_\S+\); following it\n/);
       // Both followed the one run to its failure.

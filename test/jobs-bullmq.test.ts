@@ -199,10 +199,8 @@ describe('BullMQ runner', () => {
   it('jobs waiting for a scheduled ingest that outlasts its interval give their slots back, and its ticks add one waiting job', { timeout: 60_000 }, async () => {
     const rpc = await heldRpcServer(cleanups);
     const prefix = uniquePrefix('held-chain');
-    const server = await startServer(
-      loadConfig({ DATA_DIR: tempDataDir('bullmq-held-chain'), PORT: '0', REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: prefix, RPC_URL_DEVNET: rpc.url, INGEST_INTERVAL_SECONDS: '1' }),
-      silentLogger,
-    );
+    const config = loadConfig({ DATA_DIR: tempDataDir('bullmq-held-chain'), PORT: '0', REDIS_URL: sharedRedisUrl, QUEUE_PREFIX: prefix, RPC_URL_DEVNET: rpc.url, INGEST_INTERVAL_SECONDS: '1' });
+    const server = await startServer(config, silentLogger);
     cleanups.push(async () => (rpc.release(), await server.close()));
     const queue = new Queue(queueNames.owner, { connection: { url: sharedRedisUrl }, prefix });
     cleanups.push(() => queue.close());
@@ -229,6 +227,11 @@ describe('BullMQ runner', () => {
     timeout.abort();
     expect(outcome).toBe('done');
     expect(await (await Job.fromId(queue, request.runId))?.getState()).toBe('delayed');
+    // `jobs status` shows both queued; the scheduler's next tick is not a run yet.
+    const ctx = { store: server.store, config, log: silentLogger, runs: server.runs, jobs: server.jobs };
+    const queued = ((await runOperationIn(ctx, 'jobs.status', {})) as Record<string, unknown>[]).filter((r) => r.state === 'queued');
+    expect(queued.map((r) => [r.run_id, r.trigger])).toEqual([[request.runId, 'manual'], [waitingJob, 'schedule']]);
+    expect(await runOperationIn(ctx, 'jobs.status', { runId: request.runId })).toEqual([expect.objectContaining({ state: 'queued', job_data: '{"chain":"devnet"}' })]);
   });
 
   it('an io worker without the chain of a range fails it on the first attempt, naming the setting', { timeout: 60_000 }, async () => {

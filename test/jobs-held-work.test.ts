@@ -7,6 +7,7 @@ import { loadConfig } from '../pipeline/config.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { workLocks } from '../jobs/work-locks.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
+import { runOperationIn } from '../api/admin/operations.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { heldRpcServer } from './helpers/held-rpc.ts';
 
@@ -18,12 +19,14 @@ describe('the in-process runner and work another job holds', () => {
 
   async function serverOnHeldRpc(label: string, ingestEverySeconds: string) {
     const rpc = await heldRpcServer(cleanups);
-    const server = await startServer(
-      loadConfig({ DATA_DIR: tempDataDir(label), PORT: '0', RPC_URL_DEVNET: rpc.url, INGEST_INTERVAL_SECONDS: ingestEverySeconds }),
-      silentLogger,
-    );
+    const config = loadConfig({ DATA_DIR: tempDataDir(label), PORT: '0', RPC_URL_DEVNET: rpc.url, INGEST_INTERVAL_SECONDS: ingestEverySeconds });
+    const server = await startServer(config, silentLogger);
     cleanups.push(async () => (rpc.release(), await server.close()));
-    return { rpc, server };
+    const status = async (runId?: string) =>
+      ((await runOperationIn({ store: server.store, config, log: silentLogger, runs: server.runs, jobs: server.jobs }, 'jobs.status', { runId })) as Record<string, unknown>[]).map(
+        ({ run_id, job_data, state, trigger }) => ({ run_id, job_data, state, trigger }),
+      );
+    return { rpc, server, status };
   }
 
   async function untilHeld(rpc: { held: unknown[] }) {
@@ -41,7 +44,7 @@ describe('the in-process runner and work another job holds', () => {
   };
 
   it('a backfill of every chain, and the scheduled ingests and requests waiting for it, leave both slots to other jobs', { timeout: 60_000 }, async () => {
-    const { rpc, server } = await serverOnHeldRpc('held-work-slots', '1');
+    const { rpc, server, status } = await serverOnHeldRpc('held-work-slots', '1');
     const backfill = await server.jobs.run('ingest', {});
     await untilHeld(rpc);
     const chain = await server.jobs.run('ingest', { chain: 'devnet' });
@@ -49,6 +52,16 @@ describe('the in-process runner and work another job holds', () => {
     // The chain's schedule fires every second meanwhile; none of these runs has started.
     await sleep(2_500);
     expect(await running(server)).toEqual([backfill.runId]);
+    // `jobs status` shows them queued, newest first, above the runs that started. (The tick may
+    // have come before the requests.)
+    const rows = await status();
+    expect(rows.at(-1)).toEqual({ run_id: backfill.runId, job_data: '{}', state: 'running', trigger: 'manual' });
+    expect(rows.filter((r) => r.trigger === 'manual' && r.state === 'queued')).toEqual([
+      { run_id: tokenOnly.runId, job_data: '{"chain":"devnet","source":"token"}', state: 'queued', trigger: 'manual' },
+      { run_id: chain.runId, job_data: '{"chain":"devnet"}', state: 'queued', trigger: 'manual' },
+    ]);
+    expect(rows.filter((r) => r.trigger === 'schedule')).toEqual([{ run_id: expect.any(String), job_data: '{"chain":"devnet"}', state: 'queued', trigger: 'schedule' }]);
+    expect(await status(chain.runId)).toEqual([{ run_id: chain.runId, job_data: '{"chain":"devnet"}', state: 'queued', trigger: 'manual' }]);
 
     // Two jobs that need none of that work run at once beside the backfill: both slots are free.
     // The rescoring of one address takes no lock: it runs while another job holds 'score'.

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { Store } from '../../pipeline/store/store.ts';
 import { isJobName, jobInputs, jobNames, type JobName } from '../../jobs/definitions.ts';
-import type { JobRunner } from '../../jobs/runner.ts';
+import type { JobRunner, QueuedRun } from '../../jobs/runner.ts';
 import { executeJob } from '../../jobs/runner.ts';
 import type { JobDeps } from '../../jobs/handlers.ts';
 import { newRunId, type JobProgress, type RunLog } from '../../jobs/run-log.ts';
@@ -50,9 +50,14 @@ export const jobOperations = {
   'jobs.status': {
     input: z.object({ runId: z.string().optional(), limit: z.number().int().min(1).max(500).default(20) }),
     async run(ctx: JobsContext, args: { runId?: string; limit: number }) {
-      const rows = await latestRuns(ctx.store, args.runId, args.limit);
+      const runs = await latestRuns(ctx.store, args.runId, args.limit);
+      const recorded = runs.map((r) => ({ ...r, progress: r.state === 'running' ? (ctx.runs.liveProgress(String(r.run_id)) ?? null) : null }));
+      // Runs not started have no row yet: the runner lists them, newest first, above the others.
+      const known = new Set(runs.map((r) => String(r.run_id)));
+      const queued = (await ctx.jobs?.queued()) ?? [];
+      const rows = [...queued.filter((q) => !known.has(q.runId) && (!args.runId || q.runId === args.runId)).reverse().map(queuedRow), ...recorded].slice(0, args.limit);
       if (args.runId && rows.length === 0) throw new JobOperationError(`no job run ${args.runId}`);
-      return rows.map((r) => ({ ...r, progress: r.state === 'running' ? (ctx.runs.liveProgress(String(r.run_id)) ?? null) : null }));
+      return rows;
     },
   },
   'jobs.list': {
@@ -92,6 +97,19 @@ export const jobOperations = {
 function progressRunLog(ctx: JobsContext): RunLog {
   return { ...ctx.runs, progress: (id, p) => (ctx.runs.progress(id, p), ctx.onProgress?.(p)) };
 }
+
+const queuedRow = (q: QueuedRun) => ({
+  run_id: q.runId,
+  job_name: q.name,
+  job_data: JSON.stringify(q.data),
+  state: 'queued',
+  trigger: q.trigger,
+  started_at: null,
+  finished_at: null,
+  result: null,
+  error: null,
+  progress: null,
+});
 
 async function latestRuns(store: Store, runId: string | undefined, limit: number) {
   return store.read(

@@ -132,6 +132,20 @@ export async function startBullmqRunner(
       done.catch(() => undefined);
       return { runId: String(job.id), deduplicated, done };
     },
+    async queued() {
+      const jobs = await produce('list queued jobs', async () => {
+        const owner = producers.owner();
+        // Of the delayed jobs, those waiting for work another job is doing: a scheduler's
+        // delayed job is its next tick, not a run yet, and a retry's backoff follows an attempt
+        // that job_runs has.
+        const [waiting, delayed] = await Promise.all([owner.getJobs(['waiting', 'prioritized']), owner.getJobs(['delayed'])]);
+        return [...waiting, ...delayed.filter((j) => j.repeatJobKey === undefined && j.attemptsMade === 0)];
+      });
+      return jobs
+        .filter((j): j is Job<OwnerJobData> & { id: string } => j !== undefined && j.id !== undefined)
+        .sort((a, b) => a.timestamp - b.timestamp)
+        .map((j) => ({ runId: j.id, name: j.name, data: j.data.data, trigger: j.data.trigger }));
+    },
     reloadSchedules: () => produce('update job schedulers', reloadSchedules),
     async stop() {
       clearInterval(resync);
