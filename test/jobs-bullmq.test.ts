@@ -215,7 +215,6 @@ describe('BullMQ runner', () => {
     const waitingAs = new Set(await handedOver());
     expect(waitingAs.size).toBe(1);
     const [waitingJob] = [...waitingAs];
-    expect(await (await Job.fromId(queue, waitingJob!))?.getState()).toBe('delayed');
 
     // A request for the chain is not folded into that scheduled job, and waits too.
     const request = await server.jobs.run('ingest', { chain: 'devnet' });
@@ -226,12 +225,26 @@ describe('BullMQ runner', () => {
     const outcome = await Promise.race([Promise.all([exported.done, rescored.done]).then(() => 'done'), sleep(20_000, 'still waiting after 20 s', { signal: timeout.signal })]);
     timeout.abort();
     expect(outcome).toBe('done');
-    expect(await (await Job.fromId(queue, request.runId))?.getState()).toBe('delayed');
     // `jobs status` shows both queued; the scheduler's next tick is not a run yet.
     const ctx = { store: server.store, config, log: silentLogger, runs: server.runs, jobs: server.jobs };
-    const queued = ((await runOperationIn(ctx, 'jobs.status', {})) as Record<string, unknown>[]).filter((r) => r.state === 'queued');
-    expect(queued.map((r) => [r.run_id, r.trigger])).toEqual([[request.runId, 'manual'], [waitingJob, 'schedule']]);
+    // (Once a second each is taken from the queue for a moment to look again: asked a few times.)
+    const queued = async () =>
+      ((await runOperationIn(ctx, 'jobs.status', {})) as Record<string, unknown>[]).filter((r) => r.state === 'queued').map((r) => [r.run_id, r.trigger]);
+    const expected = [[request.runId, 'manual'], [waitingJob, 'schedule']];
+    for (let i = 0; i < 20 && JSON.stringify(await queued()) !== JSON.stringify(expected); i++) await sleep(100);
+    expect(await queued()).toEqual(expected);
     expect(await runOperationIn(ctx, 'jobs.status', { runId: request.runId })).toEqual([expect.objectContaining({ state: 'queued', job_data: '{"chain":"devnet"}' })]);
+
+    // The schedule removed, its waiting job goes with it.
+    // (Taken from the queue to look again at that moment, it is dropped at the next mirroring.)
+    await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'ingest-devnet', everySeconds: null });
+    for (let i = 0; i < 20 && (await Job.fromId(queue, waitingJob!)); i++) await sleep(100).then(() => server.jobs.reloadSchedules());
+    expect(await Job.fromId(queue, waitingJob!)).toBeUndefined();
+    // The node answers again (HTTP 404): the request, which waited its turn, runs and fails after its attempts.
+    rpc.release();
+    await expect(request.done).rejects.toThrow(/eth_blockNumber failed/);
+    const states = (await server.store.read(`SELECT state FROM job_runs WHERE run_id = $1 ORDER BY coalesce(finished_at, started_at), state = 'running' DESC`, [request.runId])).map((r) => r.state);
+    expect(states).toEqual(['running', 'retrying', 'running', 'retrying', 'running', 'failed']);
   });
 
   it('an io worker without the chain of a range fails it on the first attempt, naming the setting', { timeout: 60_000 }, async () => {

@@ -64,12 +64,12 @@ describe('the in-process runner and work another job holds', () => {
     expect(await status(chain.runId)).toEqual([{ run_id: chain.runId, job_data: '{"chain":"devnet"}', state: 'queued', trigger: 'manual' }]);
 
     // Two jobs that need none of that work run at once beside the backfill: both slots are free.
-    // The rescoring of one address takes no lock: it runs while another job holds 'score'.
-    const releaseScore = holdKeys(server, ['score']);
+    const releaseMetadata = holdKeys(server, ['fetch-metadata:devnet']);
     const exported = await server.jobs.run('export', {});
-    const rescored = await server.jobs.run('score', { address: '0x' + '1'.repeat(40) });
-    expect(await within(20_000, Promise.all([exported.done, rescored.done]))).toBe('done');
-    await releaseScore();
+    const fetched = await server.jobs.run('fetch-metadata', { chain: 'devnet' });
+    expect(await within(1_000, fetched.done)).toBe('waiting');
+    await releaseMetadata();
+    expect(await within(20_000, Promise.all([exported.done, fetched.done]))).toBe('done');
 
     // The endpoint now answers HTTP 404: the backfill fails, then each run that waited for it.
     rpc.release();
@@ -106,9 +106,9 @@ describe('the in-process runner and work another job holds', () => {
       await server.jobs.run('score', {}),
       await server.jobs.run('score', { full: true }),
     ];
+    // The rescoring of one address waits too: here, the database's first run, it is a full one.
+    waiting.push(await server.jobs.run('score', { address: '0x' + '2'.repeat(40) }));
     await expect(server.jobs.run('fetch-metadata', { chain: 'base' }).then((r) => r.done)).resolves.toMatchObject({ selected: 0 });
-    // (The database's first scoring run is a full one, even when asked for one address.)
-    await expect(server.jobs.run('score', { address: '0x' + '2'.repeat(40) }).then((r) => r.done)).resolves.toMatchObject({ kind: 'full' });
     // A fetch of every chain waits for devnet's, and holds every chain's and '*' while it waits:
     // base's, and a chain only the database knows, now wait for it.
     waiting.push(await server.jobs.run('fetch-metadata', {}));

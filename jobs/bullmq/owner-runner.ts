@@ -5,9 +5,10 @@
 // a Redis that lost its data gets them back.
 //
 // A job whose work another job is doing (work-locks.ts) gives its slot back and looks again a
-// second later, as a delayed job. A scheduler's job cannot wait so itself: schedulers take no
-// deduplication id, and each tick would add one more waiting job. It hands the wait to a job
-// deduplicated on its schedule's work, so one waits however many ticks find the work held.
+// second later, as a delayed job, keeping its turn. A scheduler's job cannot wait so itself:
+// schedulers take no deduplication id, and each tick would add one more waiting job. It hands the
+// wait to a job deduplicated on its job and input, so one waits however many ticks find the work
+// held.
 import { DelayedError, Job, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
 import { isJobName, jobKey, type JobData, type JobName } from '../definitions.ts';
 import type { JobDeps } from '../handlers.ts';
@@ -65,8 +66,9 @@ export async function startBullmqRunner(
       const name = job.name;
       if (!isJobName(name)) throw new UnrecoverableError(`unknown job ${name}`);
       const keys = workKeys(name, job.data.data, deps.config);
-      if (locks.busy(keys)) {
-        if (job.repeatJobKey === undefined) {
+      const scheduler = job.repeatJobKey !== undefined;
+      if (!locks.mayStart(String(job.id), keys, !scheduler)) {
+        if (!scheduler) {
           await job.moveToDelayed(Date.now() + busyRecheckMs, token);
           throw new DelayedError();
         }
@@ -104,6 +106,15 @@ export async function startBullmqRunner(
     }
     for (const existing of await ownerQueue.getJobSchedulers()) {
       if (existing.key && !wanted.has(existing.key)) await ownerQueue.removeJobScheduler(existing.key);
+    }
+    // A schedule's waiting job (the worker above) is dropped with the schedule, unless another
+    // schedule asks for the same job and input.
+    const scheduledWork = new Set(schedules.map((s) => jobKey(s.jobName, s.jobData)));
+    for (const job of await ownerQueue.getJobs(['delayed'])) {
+      const { data, trigger } = (job.data ?? {}) as Partial<OwnerJobData>;
+      if (trigger !== 'schedule' || job.repeatJobKey !== undefined || !isJobName(job.name) || scheduledWork.has(jobKey(job.name, data ?? {}))) continue;
+      // Taken by the worker to look again at this moment, it is dropped at the next mirroring.
+      await job.remove().catch(() => undefined);
     }
   }
   // The id starts with the business key. Deduplication on the key and trigger makes a second job a
