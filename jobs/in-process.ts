@@ -27,10 +27,8 @@ export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency
     const entry = { runId, deduplicated: false, done: Promise.resolve<unknown>(null), queued: { runId, name, data, trigger } as QueuedRun | null };
     entry.done = workLocks(deps.store)
       .hold(workKeys(name, data, deps.config), () =>
-        limit(() => {
-          entry.queued = null;
-          return executeJob(deps, name, data, trigger, runId);
-        }),
+        // Queued until its run is recorded, so `jobs status` always finds it in one or the other.
+        limit(() => executeJob({ ...deps, runs: { ...deps.runs, start: (...args) => deps.runs.start(...args).finally(() => (entry.queued = null)) } }, name, data, trigger, runId)),
       )
       .finally(() => running.delete(key));
     // A caller that does not wait must not turn a failed job into an unhandled rejection (the

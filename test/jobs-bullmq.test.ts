@@ -235,8 +235,10 @@ describe('BullMQ runner', () => {
     expect(await queued()).toEqual(expected);
     expect(await runOperationIn(ctx, 'jobs.status', { runId: request.runId })).toEqual([expect.objectContaining({ state: 'queued', job_data: '{"chain":"devnet"}' })]);
 
-    // The schedule removed, its waiting job goes with it.
+    // Mirroring the schedules again keeps it while its schedule is there; removed, its waiting job goes with it.
     // (Taken from the queue to look again at that moment, it is dropped at the next mirroring.)
+    await server.jobs.reloadSchedules();
+    expect(await Job.fromId(queue, waitingJob!)).toBeDefined();
     await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'ingest-devnet', everySeconds: null });
     for (let i = 0; i < 20 && (await Job.fromId(queue, waitingJob!)); i++) await sleep(100).then(() => server.jobs.reloadSchedules());
     expect(await Job.fromId(queue, waitingJob!)).toBeUndefined();
@@ -301,6 +303,19 @@ describe('BullMQ runner', () => {
     expect(res.status).toBe(503);
     expect(((await res.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'unavailable', message: expect.stringMatching(/^cannot enqueue score: the job queue \(Redis\) is unavailable: [^:]+$/) });
     expect(Date.now() - started).toBeLessThan(5_000);
+
+    // The recorded runs are still shown: only the queued ones cannot be listed.
+    const runId = await server.runs.start('export', {}, 'manual');
+    await server.runs.finish(runId, { result: null });
+    for (const body of [{}, { runId }]) {
+      const status = await fetch(`${server.adminUrl}/admin/operations/jobs.status`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(status.status).toBe(200);
+      expect(JSON.stringify(await status.json())).toContain(`"run_id":"${runId}"`);
+    }
   });
 
   it('Redis killed mid-run and started again: every job finishes and no row is written twice', { timeout: 120_000 }, async () => {

@@ -142,6 +142,21 @@ describe('jobs that cannot wait here (BullMQ): mayStart', () => {
     expect(locks.mayStart('b only', ['b'])).toBe(true);
   });
 
+  it('asking again keeps a job its place: it is not sent behind jobs that asked after it', async () => {
+    const locks = workLocks(store);
+    const held = work('held', []);
+    const holding = locks.hold(['q'], held.run);
+    expect(locks.mayStart('older', ['q'])).toBe(false);
+    expect(locks.mayStart('younger', ['q'])).toBe(false);
+    expect(locks.mayStart('older', ['q'])).toBe(false);
+    await settle();
+    held.end();
+    await holding;
+    expect(locks.mayStart('younger', ['q'])).toBe(false);
+    expect(locks.mayStart('older', ['q'])).toBe(true);
+    expect(locks.mayStart('younger', ['q'])).toBe(true);
+  });
+
   it('a job that stops asking loses its turn after turnKeptMs; one that does not keep a turn never takes one', () => {
     const locks = workLocks(store);
     let now = Date.parse('2026-11-29T00:00:00Z');

@@ -9,6 +9,7 @@ import { executeJob } from '../../jobs/runner.ts';
 import type { JobDeps } from '../../jobs/handlers.ts';
 import { newRunId, type JobProgress, type RunLog } from '../../jobs/run-log.ts';
 import { listSchedules, saveSchedule } from '../../jobs/schedules.ts';
+import { QueueUnavailableError } from '../../jobs/bullmq/connection.ts';
 
 export interface JobsContext extends JobDeps {
   runs: RunLog;
@@ -50,11 +51,12 @@ export const jobOperations = {
   'jobs.status': {
     input: z.object({ runId: z.string().optional(), limit: z.number().int().min(1).max(500).default(20) }),
     async run(ctx: JobsContext, args: { runId?: string; limit: number }) {
+      // Runs not started have no row yet: the runner lists them, newest first, above the others.
+      // Listed before the rows are read, so a run starting meanwhile is in one list or both.
+      const queued = args.runId && (await recordedRun(ctx.store, args.runId)) ? [] : await queuedRuns(ctx);
       const runs = await latestRuns(ctx.store, args.runId, args.limit);
       const recorded = runs.map((r) => ({ ...r, progress: r.state === 'running' ? (ctx.runs.liveProgress(String(r.run_id)) ?? null) : null }));
-      // Runs not started have no row yet: the runner lists them, newest first, above the others.
       const known = new Set(runs.map((r) => String(r.run_id)));
-      const queued = (await ctx.jobs?.queued()) ?? [];
       const rows = [...queued.filter((q) => !known.has(q.runId) && (!args.runId || q.runId === args.runId)).reverse().map(queuedRow), ...recorded].slice(0, args.limit);
       if (args.runId && rows.length === 0) throw new JobOperationError(`no job run ${args.runId}`);
       return rows;
@@ -96,6 +98,21 @@ export const jobOperations = {
 // Without a server, progress goes straight to the CLI's reporter.
 function progressRunLog(ctx: JobsContext): RunLog {
   return { ...ctx.runs, progress: (id, p) => (ctx.runs.progress(id, p), ctx.onProgress?.(p)) };
+}
+
+// With Redis down the queue cannot be listed; the recorded runs are still worth showing (a CLI
+// following a run polls this while Redis comes back).
+async function queuedRuns(ctx: JobsContext): Promise<QueuedRun[]> {
+  try {
+    return (await ctx.jobs?.queued()) ?? [];
+  } catch (err) {
+    if (err instanceof QueueUnavailableError) return [];
+    throw err;
+  }
+}
+
+async function recordedRun(store: Store, runId: string): Promise<boolean> {
+  return (await store.read(`SELECT 1 FROM job_runs WHERE run_id = $1 LIMIT 1`, [runId])).length > 0;
 }
 
 const queuedRow = (q: QueuedRun) => ({

@@ -110,10 +110,11 @@ export async function startBullmqRunner(
     // A schedule's waiting job (the worker above) is dropped with the schedule, unless another
     // schedule asks for the same job and input.
     const scheduledWork = new Set(schedules.map((s) => jobKey(s.jobName, s.jobData)));
-    for (const job of await ownerQueue.getJobs(['delayed'])) {
+    for (const job of await ownerQueue.getJobs(['delayed', 'waiting', 'prioritized'])) {
       const { data, trigger } = (job.data ?? {}) as Partial<OwnerJobData>;
       if (trigger !== 'schedule' || job.repeatJobKey !== undefined || !isJobName(job.name) || scheduledWork.has(jobKey(job.name, data ?? {}))) continue;
-      // Taken by the worker to look again at this moment, it is dropped at the next mirroring.
+      // Taken by the worker at this moment, it runs once if its work is free, else it is dropped
+      // at the next mirroring (within a minute).
       await job.remove().catch(() => undefined);
     }
   }
@@ -147,8 +148,8 @@ export async function startBullmqRunner(
       const jobs = await produce('list queued jobs', async () => {
         const owner = producers.owner();
         // Of the delayed jobs, those waiting for work another job is doing: a scheduler's
-        // delayed job is its next tick, not a run yet, and a retry's backoff follows an attempt
-        // that job_runs has.
+        // delayed job is its next tick, not a run yet, and a job that has made an attempt
+        // (waiting out a backoff, or its work) has its runs in job_runs.
         const [waiting, delayed] = await Promise.all([owner.getJobs(['waiting', 'prioritized']), owner.getJobs(['delayed'])]);
         return [...waiting, ...delayed.filter((j) => j.repeatJobKey === undefined && j.attemptsMade === 0)];
       });
