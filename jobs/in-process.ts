@@ -25,11 +25,10 @@ export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency
     if (existing) return { runId: existing.runId, deduplicated: true, done: existing.done };
     const runId = newRunId();
     const entry = { runId, deduplicated: false, done: Promise.resolve<unknown>(null), queued: { runId, name, data, trigger } as QueuedRun | null };
+    // Queued until its run is recorded, so `jobs status` always finds it in one or the other.
+    const runs: RunLog = { ...deps.runs, start: (...args) => deps.runs.start(...args).finally(() => (entry.queued = null)) };
     entry.done = workLocks(deps.store)
-      .hold(workKeys(name, data, deps.config), () =>
-        // Queued until its run is recorded, so `jobs status` always finds it in one or the other.
-        limit(() => executeJob({ ...deps, runs: { ...deps.runs, start: (...args) => deps.runs.start(...args).finally(() => (entry.queued = null)) } }, name, data, trigger, runId)),
-      )
+      .hold(workKeys(name, data, deps.config), () => limit(() => executeJob({ ...deps, runs }, name, data, trigger, runId)))
       .finally(() => running.delete(key));
     // A caller that does not wait must not turn a failed job into an unhandled rejection (the
     // failure is recorded in job_runs).

@@ -3,12 +3,11 @@
 // usage and limits, and errors that read the same with and without a server.
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cliEnv, runCli, spawnCli, startServe, stopServe, type ServeProcess } from './helpers/cli.ts';
 import { tempDataDir } from './helpers/temp.ts';
+import { heldRpcServer } from './helpers/held-rpc.ts';
 
 const jsonLines = (stdout: string) => stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
 
@@ -151,18 +150,10 @@ describe('usage and limits of an enterprise account, and errors through a server
 
 describe('a job asked for again while it runs', () => {
   it('the second command says it follows the running job, a third that waits for it says it is queued, and all end with its outcome', { timeout: 60_000 }, async () => {
-    // An RPC endpoint that holds every request until released, then answers HTTP 404.
-    const held: http.ServerResponse[] = [];
-    let released = false;
-    const refuse = (res: http.ServerResponse) => res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-    const rpc = http.createServer((_req, res) => (released ? refuse(res) : held.push(res)));
-    const release = () => {
-      released = true;
-      for (const res of held.splice(0)) refuse(res);
-    };
-    await new Promise<void>((resolve) => rpc.listen(0, '127.0.0.1', resolve));
+    const cleanups: (() => Promise<unknown>)[] = [];
+    const { url, held, release } = await heldRpcServer(cleanups);
     const dataDir = tempDataDir('cli-duplicate-job');
-    const env = cliEnv(dataDir, { RPC_URL_DEVNET: `http://127.0.0.1:${(rpc.address() as AddressInfo).port}`, INGEST_INTERVAL_SECONDS: '3600' });
+    const env = cliEnv(dataDir, { RPC_URL_DEVNET: url, INGEST_INTERVAL_SECONDS: '3600' });
     const serve = await startServe(dataDir, env);
     try {
       const waitFor = async (what: string, seen: () => boolean) => {
@@ -195,7 +186,7 @@ describe('a job asked for again while it runs', () => {
     } finally {
       release();
       await stopServe(serve);
-      await new Promise((resolve) => rpc.close(resolve));
+      for (const cleanup of cleanups) await cleanup();
     }
   });
 });
