@@ -14,7 +14,8 @@ import { workKeys, workLocks } from './work-locks.ts';
 
 export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency?: number }): JobRunner {
   const limit = pLimit(deps.concurrency ?? 2);
-  const running = new Map<string, StartedRun & { queued: QueuedRun | null }>();
+  // By trigger and job key: the run's id, its end, and what it was asked for until it starts.
+  const running = new Map<string, { runId: string; done: Promise<unknown>; queued: QueuedRun | null }>();
   let timers: NodeJS.Timeout[] = [];
   let stopped = false;
 
@@ -24,7 +25,7 @@ export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency
     const existing = running.get(key);
     if (existing) return { runId: existing.runId, deduplicated: true, done: existing.done };
     const runId = newRunId();
-    const entry = { runId, deduplicated: false, done: Promise.resolve<unknown>(null), queued: { runId, name, data, trigger } as QueuedRun | null };
+    const entry = { runId, done: Promise.resolve<unknown>(null), queued: { runId, name, data, trigger } as QueuedRun | null };
     // Queued until its run is recorded, so `jobs status` always finds it in one or the other.
     const runs: RunLog = { ...deps.runs, start: (...args) => deps.runs.start(...args).finally(() => (entry.queued = null)) };
     entry.done = workLocks(deps.store)

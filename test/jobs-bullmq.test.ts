@@ -22,6 +22,7 @@ import { startIoWorker } from '../jobs/bullmq/io-worker.ts';
 import { runOperationIn } from '../api/admin/operations.ts';
 import { freePort } from './helpers/free-port.ts';
 import { heldRpcServer } from './helpers/held-rpc.ts';
+import { settlesWithin } from './helpers/settles-within.ts';
 
 function startWorker(env: Record<string, string>): { child: ChildProcess; ready: Promise<void>; output: () => string } {
   const child = spawn(process.execPath, ['bin/reputation.js', 'worker'], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -221,10 +222,7 @@ describe('BullMQ runner', () => {
     expect([request.deduplicated, request.runId === waitingJob]).toEqual([false, false]);
     // Neither holds a slot: the owner's two are free for other work.
     const [exported, rescored] = [await server.jobs.run('export', {}), await server.jobs.run('score', { address: '0x' + '1'.repeat(40) })];
-    const timeout = new AbortController();
-    const outcome = await Promise.race([Promise.all([exported.done, rescored.done]).then(() => 'done'), sleep(20_000, 'still waiting after 20 s', { signal: timeout.signal })]);
-    timeout.abort();
-    expect(outcome).toBe('done');
+    expect(await settlesWithin(20_000, Promise.all([exported.done, rescored.done]))).toBe('done');
     // `jobs status` shows both queued; the scheduler's next tick is not a run yet.
     const ctx = { store: server.store, config, log: silentLogger, runs: server.runs, jobs: server.jobs };
     // (Once a second each is taken from the queue for a moment to look again: asked a few times.)

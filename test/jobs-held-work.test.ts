@@ -10,6 +10,7 @@ import { startServer, type RunningServer } from '../api/server.ts';
 import { runOperationIn } from '../api/admin/operations.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { heldRpcServer } from './helpers/held-rpc.ts';
+import { settlesWithin } from './helpers/settles-within.ts';
 
 describe('the in-process runner and work another job holds', () => {
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -37,12 +38,6 @@ describe('the in-process runner and work another job holds', () => {
   const running = async (server: RunningServer) =>
     (await server.store.read(`SELECT run_id FROM job_run_states WHERE state = 'running'`)).map((r) => String(r.run_id));
 
-  /** 'done' if the run ends within ms, else 'waiting'. */
-  const within = (ms: number, done: Promise<unknown>) => {
-    const timeout = new AbortController();
-    return Promise.race([done.then(() => 'done'), sleep(ms, 'waiting', { signal: timeout.signal })]).finally(() => timeout.abort());
-  };
-
   it('a backfill of every chain, and the scheduled ingests and requests waiting for it, leave both slots to other jobs', { timeout: 60_000 }, async () => {
     const { rpc, server, status } = await serverOnHeldRpc('held-work-slots', '1');
     const backfill = await server.jobs.run('ingest', {});
@@ -67,9 +62,9 @@ describe('the in-process runner and work another job holds', () => {
     const releaseMetadata = holdKeys(server, ['fetch-metadata:devnet']);
     const exported = await server.jobs.run('export', {});
     const fetched = await server.jobs.run('fetch-metadata', { chain: 'devnet' });
-    expect(await within(1_000, fetched.done)).toBe('waiting');
+    expect(await settlesWithin(1_000, fetched.done)).toBe('waiting');
     await releaseMetadata();
-    expect(await within(20_000, Promise.all([exported.done, fetched.done]))).toBe('done');
+    expect(await settlesWithin(20_000, Promise.all([exported.done, fetched.done]))).toBe('done');
 
     // The endpoint now answers HTTP 404: the backfill fails, then each run that waited for it.
     rpc.release();
@@ -114,7 +109,7 @@ describe('the in-process runner and work another job holds', () => {
     waiting.push(await server.jobs.run('fetch-metadata', {}));
     waiting.push(await server.jobs.run('fetch-metadata', { chain: 'base' }));
     waiting.push(await server.jobs.run('fetch-metadata', { chain: 'imported' }));
-    for (const run of waiting) expect(await within(300, run.done)).toBe('waiting');
+    for (const run of waiting) expect(await settlesWithin(300, run.done)).toBe('waiting');
     await release();
     await Promise.all(waiting.map((r) => r.done));
   });

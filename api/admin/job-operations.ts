@@ -51,13 +51,19 @@ export const jobOperations = {
   'jobs.status': {
     input: z.object({ runId: z.string().optional(), limit: z.number().int().min(1).max(500).default(20) }),
     async run(ctx: JobsContext, args: { runId?: string; limit: number }) {
+      const withProgress = (runs: Record<string, unknown>[]) =>
+        runs.map((r) => ({ ...r, progress: r.state === 'running' ? (ctx.runs.liveProgress(String(r.run_id)) ?? null) : null }));
+      // A recorded run asked for by id (what a CLI following it polls) needs no look at the queue.
+      if (args.runId) {
+        const recorded = await latestRuns(ctx.store, args.runId, args.limit);
+        if (recorded.length > 0) return withProgress(recorded);
+      }
       // Runs not started have no row yet: the runner lists them, newest first, above the others.
       // Listed before the rows are read, so a run starting meanwhile is in one list or both.
-      const queued = args.runId && (await recordedRun(ctx.store, args.runId)) ? [] : await queuedRuns(ctx);
+      const queued = await queuedRuns(ctx);
       const runs = await latestRuns(ctx.store, args.runId, args.limit);
-      const recorded = runs.map((r) => ({ ...r, progress: r.state === 'running' ? (ctx.runs.liveProgress(String(r.run_id)) ?? null) : null }));
       const known = new Set(runs.map((r) => String(r.run_id)));
-      const rows = [...queued.filter((q) => !known.has(q.runId) && (!args.runId || q.runId === args.runId)).reverse().map(queuedRow), ...recorded].slice(0, args.limit);
+      const rows = [...queued.filter((q) => !known.has(q.runId) && (!args.runId || q.runId === args.runId)).reverse().map(queuedRow), ...withProgress(runs)].slice(0, args.limit);
       if (args.runId && rows.length === 0) throw new JobOperationError(`no job run ${args.runId}`);
       return rows;
     },
@@ -109,10 +115,6 @@ async function queuedRuns(ctx: JobsContext): Promise<QueuedRun[]> {
     if (err instanceof QueueUnavailableError) return [];
     throw err;
   }
-}
-
-async function recordedRun(store: Store, runId: string): Promise<boolean> {
-  return (await store.read(`SELECT 1 FROM job_runs WHERE run_id = $1 LIMIT 1`, [runId])).length > 0;
 }
 
 const queuedRow = (q: QueuedRun) => ({
