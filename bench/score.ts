@@ -4,7 +4,8 @@
 // then four times one more hour of blocks touching 1% of the addresses and an incremental run (the
 // first after the rebuild is reported apart, the ratio is of the best of the other three), then
 // two full runs (`score --full`: every address rescored from the kept aggregates; the best
-// counts), and peak memory; with the steps of each kind's best run, and the checkpoint each run
+// counts), two more full runs each over its own 1% increment (the full run's way of taking the
+// same new payments an incremental run takes), and peak memory; with the steps of each kind's best run, and the checkpoint each run
 // leaves behind, timed apart. The targets:
 // full run <= 3x the baseline, incremental <= 0.1x the full run. A second baseline, the floor,
 // times only the writes an incremental run cannot avoid (replacementFloor below); two incremental
@@ -70,6 +71,14 @@ export async function benchScore(): Promise<Record<string, number>> {
       const fulls: Timed<ScoringRun>[] = [];
       for (let i = 0; i < 2; i++) fulls.push(await timedRun(store, (onStep) => runScoring(store, { full: true, onStep })));
       const full = best(fulls);
+      // Full runs over the same kind of increment as the incremental runs: the two ways of bringing
+      // the scores up to date after the same new payments (the full runs above have none to take).
+      const fullsOverIncrement: Timed<ScoringRun>[] = [];
+      for (let i = 0; i < 2; i++) {
+        await applyScoreIncrement(store, size);
+        fullsOverIncrement.push(await timedRun(store, (onStep) => runScoring(store, { full: true, onStep })));
+      }
+      const fullOverIncrement = best(fullsOverIncrement);
       const incrementalMs = incremental.ms;
       const fullMs = full.ms;
 
@@ -94,6 +103,9 @@ export async function benchScore(): Promise<Record<string, number>> {
         ratio_incremental_vs_full: Number((incrementalMs / fullMs).toFixed(3)),
         incremental_checkpoint_s: seconds(incremental.checkpointMs),
         full_checkpoint_s: seconds(full.checkpointMs),
+        full_run_over_increment_s: seconds(fullOverIncrement.ms),
+        ...Object.fromEntries(fullsOverIncrement.map((run, i) => [`full_run_over_increment_${i + 1}_s`, seconds(run.ms)])),
+        ratio_incremental_vs_full_over_increment: Number((incrementalMs / fullOverIncrement.ms).toFixed(3)),
         ratio_incremental_vs_full_with_checkpoints: Number(((incrementalMs + incremental.checkpointMs) / (fullMs + full.checkpointMs)).toFixed(3)),
         floor_replaced_addresses: floor.addresses,
         floor_s: seconds(floor.ms),
