@@ -1,6 +1,6 @@
 // Address family of listed addresses: by form where the form belongs to one family, else by label.
 import { describe, expect, it } from 'vitest';
-import { familyOfListed, normaliseAddress } from '../pipeline/sanctions/address-family.ts';
+import { familyOfListed, listingKey, normaliseAddress } from '../pipeline/sanctions/address-family.ts';
 import { parseAddressLists } from '../pipeline/sanctions/parse-address-lists.ts';
 import { addressListFiles } from './helpers/ofac-data.ts';
 
@@ -103,5 +103,39 @@ describe('familyOfListed', () => {
       XVG: ['verge'],
       ZEC: ['zcash'],
     });
+  });
+});
+
+describe('listingKey: one key for the spellings of one address', () => {
+  const key = (family: string, spelling: string) => listingKey(family, normaliseAddress(spelling));
+  // The CashAddr specification's vectors for hash 76a04053bda0a88bda5177b86a15c3b29f559873, with the
+  // CashTokens-aware types of the CashTokens CHIP.
+  const hash = '76a04053bda0a88bda5177b86a15c3b29f559873';
+
+  it('Bitcoin Cash: legacy and CashAddr, with or without prefix, in either case, token-aware or not', () => {
+    const p2pkh = ['1BpEi6DfDAUFd7GtittLSdBeYJvcoaVggu', 'bitcoincash:qpm2qsznhks23z7629mms6s4cwef74vcwvy22gdx6a',
+      'QPM2QSZNHKS23Z7629MMS6S4CWEF74VCWVY22GDX6A', 'bitcoincash:zpm2qsznhks23z7629mms6s4cwef74vcwvrqekrq9w'];
+    const p2sh = ['3CWFddi6m4ndiGyKqzYvsFYagqDLPVMTzC', 'bitcoincash:ppm2qsznhks23z7629mms6s4cwef74vcwvn0h829pq',
+      'bitcoincash:rpm2qsznhks23z7629mms6s4cwef74vcwv59yeyr7n'];
+    for (const spelling of p2pkh) expect(key('bitcoin-cash', spelling), spelling).toBe(`bitcoin-cash\u0000p2pkh:${hash}`);
+    for (const spelling of p2sh) expect(key('bitcoin-cash', spelling), spelling).toBe(`bitcoin-cash\u0000p2sh:${hash}`);
+  });
+
+  it('Litecoin: P2SH under its old version byte (3…) and its own (M…); P2PKH apart', () => {
+    // The pair the Litecoin project's P2SH converter shows.
+    expect(key('litecoin', '34f8o9yqoUrzzgMLtYz1k3QTUSdtcDT9h9')).toBe(key('litecoin', 'MAsH73PokbiRoBdEzRyMZgero9ELZSciyE'));
+    expect(key('litecoin', 'MAsH73PokbiRoBdEzRyMZgero9ELZSciyE')).toMatch(/^litecoin\u0000p2sh:[0-9a-f]{40}$/);
+    expect(key('litecoin', 'LNf2JDiuunBz7GMDKFYHN4rq5meXWxiwfb')).toMatch(/^litecoin\u0000p2pkh:[0-9a-f]{40}$/);
+  });
+
+  it('keeps other families, and spellings whose checksum fails, as they are', () => {
+    // The same Bitcoin-style spelling under Bitcoin is one address of one chain.
+    expect(key('bitcoin', '3CWFddi6m4ndiGyKqzYvsFYagqDLPVMTzC')).toBe('bitcoin\u00003CWFddi6m4ndiGyKqzYvsFYagqDLPVMTzC');
+    // One character changed: no hash is read from it, so it cannot stand for the listed address.
+    expect(key('bitcoin-cash', 'bitcoincash:qpm2qsznhks23z7629mms6s4cwef74vcwvy22gdx6q')).toBe('bitcoin-cash\u0000qpm2qsznhks23z7629mms6s4cwef74vcwvy22gdx6q');
+    expect(key('bitcoin-cash', '1BpEi6DfDAUFd7GtittLSdBeYJvcoaVggv')).toBe('bitcoin-cash\u00001BpEi6DfDAUFd7GtittLSdBeYJvcoaVggv');
+    expect(key('litecoin', 'MAsH73PokbiRoBdEzRyMZgero9ELZSciyF')).toBe('litecoin\u0000MAsH73PokbiRoBdEzRyMZgero9ELZSciyF');
+    // A Bitcoin Cash address under another version byte (Litecoin's P2PKH) is not read as one.
+    expect(key('bitcoin-cash', 'LNf2JDiuunBz7GMDKFYHN4rq5meXWxiwfb')).toBe('bitcoin-cash\u0000LNf2JDiuunBz7GMDKFYHN4rq5meXWxiwfb');
   });
 });

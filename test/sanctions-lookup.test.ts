@@ -165,6 +165,23 @@ describe('createSanctionsLookup on the 0xB10C lists with first-seen dates', () =
     expect(await lookup.check('bitcoincash:qpf2cphc5dkuclkqur7lhj2yuqq9pk3hmukle77vhq', 'bitcoin-cash')).toEqual(listed);
   });
 
+  it('finds Bitcoin Cash and Litecoin listings under the other spelling of the same address', async () => {
+    const lookup = createSanctionsLookup(own(), { recheckMs, now: ownNow });
+    // The other spellings of real listings, made with bchaddrjs 0.5.2 (CashAddr) and by swapping
+    // Litecoin's P2SH version byte 0x32 for 0x05 (base58check).
+    const legacyListed = await lookup.check('18M8bJWMzWHDBMxoLqjHHAffdRy4SrzkfB', 'bitcoin-cash');
+    expect(legacyListed).toMatchObject({ status: 'listed', ofac_label: 'BCH' });
+    expect(await lookup.check('bitcoincash:qpgf0ztxq3mwfq6eg5versgfdzq9c3pwv5jsk6wnay', 'bitcoin-cash')).toEqual(legacyListed);
+    const cashAddrListed = await lookup.check('qpf2cphc5dkuclkqur7lhj2yuqq9pk3hmukle77vhq', 'bitcoin-cash');
+    expect(await lookup.check('18Y8VPic2pZsvyLaYVdSLQdCuT2nAJJ3hd', 'bitcoin-cash')).toEqual(cashAddrListed);
+    const litecoin = await lookup.check('M8yFL6SFC6TreATegTyuSYkDfDRbisdpT3', 'litecoin');
+    expect(litecoin).toMatchObject({ status: 'listed', ofac_label: 'LTC' });
+    expect(await lookup.check('32m72D2HEycRqfBkaazZcuVpLWq9k3sYdt', 'litecoin')).toEqual(litecoin);
+    // The same spellings on another chain are other addresses.
+    expect(await lookup.check('32m72D2HEycRqfBkaazZcuVpLWq9k3sYdt', 'bitcoin')).toEqual({ status: 'clear' });
+    expect(await lookup.check('18Y8VPic2pZsvyLaYVdSLQdCuT2nAJJ3hd', 'bitcoin')).toEqual({ status: 'clear' });
+  });
+
   it('asks the store again once exactly recheckMs have passed', async () => {
     const lookup = createSanctionsLookup(own(), { recheckMs, now: ownNow });
     const sampleOnly = '42RLPACwZPx3vYYmxSueqsogfynBDqXK298EDsNoyoHi'; // in the sample XML, not in the 2024-09-27 lists
