@@ -77,7 +77,8 @@ describe('record cache', () => {
     for (let i = 0; i < 2; i++) {
       const res = await lookup(payee, keys.paid, '?chain=solana');
       expect(res.status).toBe(200);
-      expect(JSON.parse(res.text)).toEqual({ ...whole, chains: [], agents: [], subject: { ...whole.subject, chains: [] } });
+      // The subject stays the address's, its chains included (spec 4.1 filters chains and agents).
+      expect(JSON.parse(res.text)).toEqual({ ...whole, chains: [], agents: [] });
     }
   });
 

@@ -146,6 +146,23 @@ describe('the 2.8 view over chains', () => {
     expect(scores.get(laterPayer)![0]).toBe(scores.get(laterPayer)![1]);
   });
 
+  it('the 2.7 record with chain: chains and agents are that chain\'s, the subject (as the score) stays the address\'s', async () => {
+    // Spec 4.1: `chain` filters `chains` and `agents`; subject.chains names every chain of the
+    // queried address, as the OpenAPI document and the README say.
+    const all = (await get(`/v1/reputation/${payer}`)).body;
+    expect(all.subject.chains).toHaveLength(2);
+    for (const chain of ['base', 'ethereum', 'polygon']) {
+      const { status, body } = await get(`/v1/reputation/${payer}?chain=${chain}`);
+      expect(status, chain).toBe(200);
+      expect(body.chains.map((c: any) => c.chain), chain).toEqual(chain === 'polygon' ? [] : [chain]);
+      expect([body.subject, body.score], chain).toEqual([all.subject, all.score]);
+    }
+    const owner = (await get(`/v1/reputation/${walletOwner}`)).body;
+    expect(owner.agents.map((a: any) => a.chain)).toEqual(['base']);
+    const elsewhere = (await get(`/v1/reputation/${walletOwner}?chain=ethereum`)).body;
+    expect([elsewhere.agents, elsewhere.chains, elsewhere.subject]).toEqual([[], [], owner.subject]);
+  });
+
   it('payments no facilitator submitted are candidate activity only: not verified, with a caveat saying so', async () => {
     const record = (await get(`/v1/reputation/${payer}`)).body;
     expect(record.chains).toHaveLength(2);

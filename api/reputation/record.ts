@@ -51,12 +51,12 @@ export function servedRecord(stored: StoredRecord, run: NewestRun, options: Serv
   if (record.operator_score === null) delete record.operator_score;
   if (record.reputation === null) delete record.reputation;
   // Spec 4.1: `chain` filters chains and agents (to none where the address has no row there); the
-  // score stays the address's. 404 is only for an address not indexed at all.
+  // score and the subject (its chains included) stay the address's: they describe what was asked
+  // about, not the slice shown. 404 is only for an address not indexed at all.
   if (options.chain !== undefined) {
     const chain = options.chain;
     record.chains = (record.chains as Json[]).filter((c) => c.chain === chain);
     record.agents = (record.agents as Json[]).filter((a) => a.chain === chain);
-    if (record.subject) record.subject.chains = (record.subject.chains as string[]).filter((c) => c === chain);
   }
   return record;
 }

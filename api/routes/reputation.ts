@@ -34,7 +34,7 @@ export const addressParamsSchema = z.object({
 const maxMinTransactions = 1_000_000_000;
 
 export const reputationQuerySchema = z.object({
-  chain: chainName(single('chain')).optional().meta({ description: 'only this chain in chains and agents (the view variant: that chain\'s activity; none where the address has no row on it, still 200)' }),
+  chain: chainName(single('chain')).optional().meta({ description: 'only this chain in chains and agents, subject and score staying the address\'s (the view variant: that chain\'s activity; none where the address has no row on it, still 200)' }),
   view: oneOf('view', ['summary', 'full'], 'view must be summary or full').optional().meta({ description: 'answer with the 2.8 variant (EVM only); full needs a paid plan' }),
   min_grade: oneOf('min_grade', grades).optional().meta({ description: 'policy for decision.allow (paid; default C)' }),
   min_transactions: q.int('min_transactions', 0, maxMinTransactions).meta({ description: 'policy for decision.allow (paid; default 10)' }),
