@@ -86,6 +86,8 @@ describe('in-process job runner', () => {
     expect(after.map((s) => s.schedule)).toEqual(['fetch-metadata-devnet', 'ingest-devnet', 'score', 'score-full']);
     expect(after.find((s) => s.schedule === 'ingest-devnet')!.every_seconds).toBe(30);
     await expect(runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'brand-new', everySeconds: 5 })).rejects.toThrow(/give --job/);
+    // `jobs schedule brand-new --remove`: there is nothing to remove, and nothing to create.
+    await expect(runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'brand-new', everySeconds: null })).rejects.toThrow(/^schedule brand-new does not exist$/);
   });
 
   it('deduplicates the same input in any key order, and not a different input', async () => {

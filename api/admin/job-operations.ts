@@ -91,8 +91,9 @@ export const jobOperations = {
     async run(ctx: JobsContext, args: { scheduleId: string; name?: JobName; data: Record<string, unknown>; everySeconds: number | null }) {
       const current = (await listSchedules(ctx.store, ctx.config)).find((s) => s.scheduleId === args.scheduleId);
       const name = args.name ?? current?.jobName;
-      if (!name) throw new JobOperationError(`schedule ${args.scheduleId} does not exist: give --job to create it`);
+      // Removing: nothing to create, so no hint about --job.
       if (args.everySeconds === null && !current) throw new JobOperationError(`schedule ${args.scheduleId} does not exist`);
+      if (!name) throw new JobOperationError(`schedule ${args.scheduleId} does not exist: give --job to create it`);
       const data = args.name || Object.keys(args.data).length > 0 ? validData(name, args.data) : current!.jobData;
       await saveSchedule(ctx.store, { scheduleId: args.scheduleId, jobName: name, jobData: data, everySeconds: args.everySeconds });
       await ctx.jobs?.reloadSchedules();
