@@ -3,7 +3,7 @@
 // finishes queued writes, checkpoints and closes the database.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Config } from '../pipeline/config.ts';
+import { signupUrlOf, type Config } from '../pipeline/config.ts';
 import type { Logger } from '../pipeline/log.ts';
 import { openStore, type Store } from '../pipeline/store/store.ts';
 import { loadApiKeyIndex, type ApiKeyIndex } from './accounts.ts';
@@ -73,18 +73,23 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const usage = new UsageMeter({ store, now: options.now, log: log.child('usage'), flushIntervalMs: options.usageFlushIntervalMs });
   const { staleAfterSeconds } = config;
   const records = new RecordCache(store, { size: config.recordCacheSize, status: (scoredAt, now) => scoreStatus(scoredAt, now, staleAfterSeconds) });
-  const { listener, hot } = createApiListener({
-    store, keys, log, signupUrl: config.signupUrl, now: options.now, usage, redisUrl: config.redisUrl, signer, records, staleAfterSeconds,
-    proxy: { hops: config.trustProxyHops, ipHeader: config.proxyIpHeader },
-    ipRateLimits: { perMinute: config.ipRatePerMinute, perSecond: config.ipRatePerSecond },
-  });
-  const api = createApiServer(listener);
+  // The API's listener is made once the port is known (the signup URL's default has it: PORT=0
+  // picks one at listen). Nothing reaches the server before: the listener is set in the same
+  // turn as the listen completes, and connections are only read in a later one.
+  let listener: http.RequestListener | undefined;
+  let hot: ReturnType<typeof createApiListener>['hot'];
+  const api = createApiServer((req, res) => listener!(req, res));
   const adminToken = newSecret('adm_');
   // The same server as the API's: a request Node's parser refuses is answered in the API's format too.
   const admin = createApiServer(createAdminApp({ store, config, log: log.child('admin'), keys, runs, jobs, usage }, adminToken).callback());
 
   try {
     await listen(api, config.port, config.host);
+    ({ listener, hot } = createApiListener({
+      store, keys, log, signupUrl: signupUrlOf(config, (api.address() as AddressInfo).port), now: options.now, usage, redisUrl: config.redisUrl, signer, records, staleAfterSeconds,
+      proxy: { hops: config.trustProxyHops, ipHeader: config.proxyIpHeader },
+      ipRateLimits: { perMinute: config.ipRatePerMinute, perSecond: config.ipRatePerSecond },
+    }));
     await listen(admin, 0, '127.0.0.1');
   } catch (err) {
     await Promise.all([stopListening(api), stopListening(admin), jobs.stop(), usage.close()]);

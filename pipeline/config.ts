@@ -77,9 +77,7 @@ const configSchema = z.object({
 });
 
 export type ChainConfig = z.infer<typeof chainSchema> & { name: string };
-export type Config = Omit<z.infer<typeof configSchema>, 'chains' | 'publicBaseUrl' | 'signupUrl'> & {
-  publicBaseUrl: string;
-  signupUrl: string;
+export type Config = Omit<z.infer<typeof configSchema>, 'chains'> & {
   chains: Record<string, ChainConfig>;
   configFile: string | null;
 };
@@ -147,16 +145,23 @@ export function loadConfig(env: Env = process.env, configFile = env.REPUTATION_C
     throw new ConfigError(`invalid setting ${givenName(issue.path, fromFile, fromEnv, configFile)}: ${message}`);
   }
   const c = parsed.data;
-  const publicBaseUrl = (c.publicBaseUrl ?? `http://127.0.0.1:${c.port}`).replace(/\/$/, '');
   const chains = Object.fromEntries(Object.entries(c.chains).map(([name, chain]) => [name, { ...chain, name }]));
   return Object.freeze({
     ...c,
     dataDir: path.resolve(c.dataDir),
-    publicBaseUrl,
-    signupUrl: c.signupUrl ?? `${publicBaseUrl}/signup`,
+    publicBaseUrl: c.publicBaseUrl?.replace(/\/$/, ''),
     chains,
     configFile: configFile ?? null,
   });
+}
+
+/**
+ * Where 401 signup_required points: SIGNUP_URL, else $PUBLIC_BASE_URL/signup. Unset,
+ * PUBLIC_BASE_URL is the API on loopback at the port it listens on, known only once it listens:
+ * with PORT=0 the port the system picked, not 0.
+ */
+export function signupUrlOf(config: Pick<Config, 'publicBaseUrl' | 'signupUrl'>, listeningPort: number): string {
+  return config.signupUrl ?? `${config.publicBaseUrl ?? `http://127.0.0.1:${listeningPort}`}/signup`;
 }
 
 // What a bad number says instead of zod's defaults ("expected number, received NaN"); settings

@@ -73,11 +73,14 @@ describe('API keys over HTTP', () => {
   });
 
   // A missing key and an unknown key are both 401 signup_required with signup_url, each saying which it was.
+  // With PORT=0 and no PUBLIC_BASE_URL, the signup_url is this server's own /signup at the port it got, not port 0.
   it('answers a missing and an unknown key with 401 signup_required, its signup_url and which of the two it was', async () => {
+    const signupUrl = `${server.url}/signup`;
     const missing = await lookup({});
-    expect(missing).toEqual({ status: 401, body: { error: { code: 'signup_required', message: 'an X-API-Key header is required; sign up for a key', signup_url: config.signupUrl } } });
+    expect(missing).toEqual({ status: 401, body: { error: { code: 'signup_required', message: 'an X-API-Key header is required; sign up for a key', signup_url: signupUrl } } });
     const wrong = await lookup({ 'X-API-Key': 'rpk_wrong' });
-    expect(wrong).toEqual({ status: 401, body: { error: { code: 'signup_required', message: 'the API key is not valid; sign up for a key', signup_url: config.signupUrl } } });
+    expect(wrong).toEqual({ status: 401, body: { error: { code: 'signup_required', message: 'the API key is not valid; sign up for a key', signup_url: signupUrl } } });
+    expect((await fetch(missing.body.error.signup_url)).status).toBe(200);
   });
 
   // Keys are never in URLs: a valid key in the query string is not accepted.

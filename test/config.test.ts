@@ -3,14 +3,15 @@
 import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../pipeline/config.ts';
+import { ConfigError, loadConfig, signupUrlOf } from '../pipeline/config.ts';
 import { defaultSchedules } from '../jobs/definitions.ts';
 import { tempDataDir } from './helpers/temp.ts';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ port: 8080, host: '127.0.0.1', devnetPort: 8545, chains: {}, publicBaseUrl: 'http://127.0.0.1:8080' });
+    expect(config).toMatchObject({ port: 8080, host: '127.0.0.1', devnetPort: 8545, chains: {} });
+    expect(signupUrlOf(config, 8080)).toBe('http://127.0.0.1:8080/signup');
     expect(config.dataDir).toBe(path.resolve('./data'));
     expect(config.redisUrl).toBeUndefined();
     expect(config.staleAfterSeconds).toBe(86_400);
@@ -90,11 +91,14 @@ describe('loadConfig: values, bounds and chain settings', () => {
     expect(loadConfig({ PORT: '', HOST: '', RECORD_CACHE_SIZE: '' })).toMatchObject({ port: 8080, host: '127.0.0.1', recordCacheSize: 100_000 });
   });
 
-  // PUBLIC_BASE_URL loses a trailing slash, and SIGNUP_URL defaults to $PUBLIC_BASE_URL/signup (README, Configuration).
+  // PUBLIC_BASE_URL loses a trailing slash, and SIGNUP_URL defaults to $PUBLIC_BASE_URL/signup (README, Configuration);
+  // unset, PUBLIC_BASE_URL is the API on loopback at the port it listens on.
   it('derives the public base URL without a trailing slash and the signup URL from it', () => {
-    expect(loadConfig({ PUBLIC_BASE_URL: 'https://rep.example/' })).toMatchObject({ publicBaseUrl: 'https://rep.example', signupUrl: 'https://rep.example/signup' });
-    expect(loadConfig({ PORT: '9001' }).signupUrl).toBe('http://127.0.0.1:9001/signup');
-    expect(loadConfig({ SIGNUP_URL: 'https://join.example/x' }).signupUrl).toBe('https://join.example/x');
+    const given = loadConfig({ PUBLIC_BASE_URL: 'https://rep.example/' });
+    expect(given.publicBaseUrl).toBe('https://rep.example');
+    expect(signupUrlOf(given, 9001)).toBe('https://rep.example/signup');
+    expect(signupUrlOf(loadConfig({ PORT: '9001' }), 9001)).toBe('http://127.0.0.1:9001/signup');
+    expect(signupUrlOf(loadConfig({ SIGNUP_URL: 'https://join.example/x' }), 9001)).toBe('https://join.example/x');
   });
 
   // Per-chain defaults documented in README: maxBlockRange 2000, rpcConcurrency 8, rpcTimeoutMs 15000; base needs 5 confirmations.
