@@ -7,7 +7,7 @@ import { jobNames, type JobName } from '../jobs/definitions.ts';
 import { sourceNames } from '../pipeline/ingest/source-names.ts';
 import { readAdminEndpoint } from '../api/admin/files.ts';
 import { OperationInputError } from '../api/admin/operation-input-error.ts';
-import type { JobProgress } from '../jobs/run-log.ts';
+import { maxListedRuns, type JobProgress } from '../jobs/run-log.ts';
 import { runOperation } from './operations-client.ts';
 import { createProgressReporter } from './progress.ts';
 import { printRows } from './output.ts';
@@ -68,6 +68,7 @@ async function runStatus(config: Config, log: Logger, runId: string): Promise<Ru
 
 const seconds = wholeNumber(1, 'a whole number of seconds');
 const count = wholeNumber(1);
+const runCount = wholeNumber(1, 'a whole number', maxListedRuns);
 
 const jsonObject = (value: string) => {
   try {
@@ -137,7 +138,7 @@ export function registerJobCommands(program: Command, config: () => Config, log:
     .command('status')
     .description('show recent job runs, or one run, with live progress')
     .argument('[run-id]', 'a run id from `jobs run --no-wait` or `jobs status`')
-    .option('--limit <n>', 'how many recent runs', count, 20)
+    .option('--limit <n>', `how many recent runs, at most ${maxListedRuns}`, runCount, 20)
     .option('--json', 'one JSON object per line')
     .action(async (runId: string | undefined, opts: { limit: number; json?: boolean }) =>
       printRows(await runOperation(config(), log, 'jobs.status', { runId, limit: opts.limit }), opts.json ? 'json' : 'table'),

@@ -10,6 +10,9 @@ export type Trigger = 'schedule' | 'manual';
 /** The id of a run started in this process (a queued BullMQ run's id is its job id). */
 export const newRunId = (): string => newId('job_');
 
+/** Most recent runs `jobs status` lists at once (its --limit). */
+export const maxListedRuns = 500;
+
 export interface JobProgress {
   done: number;
   total: number;

@@ -21,7 +21,9 @@ describe('usage errors of options', () => {
     [['jobs', 'schedule', 'score', '--every', '0'], /expected a whole number of seconds, at least 1$/],
     // --data must be a JSON object, not an array.
     [['jobs', 'run', 'score', '--data', '[1]'], /option '--data <json>' argument '\[1\]' is invalid\. expected a JSON object/],
-    [['jobs', 'status', '--limit', '0'], /expected a whole number, at least 1$/],
+    [['jobs', 'status', '--limit', '0'], /expected a whole number from 1 to 500$/],
+    // Past the most the server lists: a usage error too, not the operation's refusal (exit 1).
+    [['jobs', 'status', '--limit', '501'], /option '--limit <n>' argument '501' is invalid\. expected a whole number from 1 to 500$/],
     [['accounts', 'allowlist', '--key-id', 'key_x', '--account', 'acc_x'], /^reputation: give exactly one of --key-id and --account$/],
     [['accounts', 'allowlist', '--account', 'acc_x', '--set', ','], /give at least one address or network \(use --clear to remove the allowlist\)$/],
     // commander's "(Did you mean serve?)" second line joins the first: one line only.
@@ -50,7 +52,7 @@ describe('usage errors of options', () => {
     expect(flat(devnet.stdout)).toMatch(/--payments <count> .*\(default: 200\)/);
     expect(flat(devnet.stdout)).toMatch(/--days <count> .*\(default: 90\)/);
     expect(flat(devnet.stdout)).toContain('--no-payments');
-    expect(flat(status.stdout)).toMatch(/--limit <n> how many recent runs \(default: 20\)/);
+    expect(flat(status.stdout)).toMatch(/--limit <n> how many recent runs, at most 500 \(default: 20\)/);
     expect(flat(worker.stdout)).toMatch(/--concurrency <n> jobs processed at once \(default: 4\)/);
   });
 

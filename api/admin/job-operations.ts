@@ -7,7 +7,7 @@ import { isJobName, jobInputs, jobNames, type JobName } from '../../jobs/definit
 import type { JobRunner, QueuedRun } from '../../jobs/runner.ts';
 import { executeJob } from '../../jobs/runner.ts';
 import type { JobDeps } from '../../jobs/handlers.ts';
-import { newRunId, type JobProgress, type RunLog } from '../../jobs/run-log.ts';
+import { maxListedRuns, newRunId, type JobProgress, type RunLog } from '../../jobs/run-log.ts';
 import { listSchedules, saveSchedule } from '../../jobs/schedules.ts';
 import { QueueUnavailableError } from '../../jobs/bullmq/connection.ts';
 
@@ -49,7 +49,7 @@ export const jobOperations = {
     },
   },
   'jobs.status': {
-    input: z.object({ runId: z.string().optional(), limit: z.number().int().min(1).max(500).default(20) }),
+    input: z.object({ runId: z.string().optional(), limit: z.number().int().min(1).max(maxListedRuns).default(20) }),
     async run(ctx: JobsContext, args: { runId?: string; limit: number }) {
       const withProgress = (runs: Record<string, unknown>[]) =>
         runs.map((r) => ({ ...r, progress: r.state === 'running' ? (ctx.runs.liveProgress(String(r.run_id)) ?? null) : null }));
