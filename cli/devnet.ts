@@ -24,7 +24,13 @@ export async function startSimulatedDevnet(config: Config, opts: Omit<DevnetComm
   // Genesis at noon UTC, far enough back that the simulated history ends two days ago, as real
   // history would: recency and active-day facts then read naturally.
   const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
-  const devnet = await startDevnet({ port: config.devnetPort, genesisTime: new Date(today - (opts.days + 2) * DAY_MS + DAY_MS / 2) });
+  const devnet = await startDevnet({ port: config.devnetPort, genesisTime: new Date(today - (opts.days + 2) * DAY_MS + DAY_MS / 2) }).catch((err: unknown) => {
+    // ganache's own message names neither the setting nor what to do (as the API's port does in api/server.ts).
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new Error(`port ${config.devnetPort} on 127.0.0.1 is already in use: stop the other devnet or demo, or set DEVNET_PORT`);
+    }
+    throw err;
+  });
   const simulation = await simulate(devnet, { agents: opts.agents, payments: opts.payments, seed: opts.seed, days: opts.days, truthFile: opts.truth }).catch(
     async (err: unknown) => {
       await devnet.close();

@@ -3,6 +3,7 @@
 // usage and limits, and errors that read the same with and without a server.
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cliEnv, runCli, spawnCli, startServe, stopServe, type ServeProcess } from './helpers/cli.ts';
@@ -64,6 +65,20 @@ describe('usage errors of options', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(new RegExp(`^reputation: config file ${file.replaceAll('/', '\\/')}: unknown setting nosuch \\(known: port, `));
     expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  // DEVNET_PORT taken (a demo already running): one line naming the port and the setting, exit 1.
+  it('devnet on a port in use names it and DEVNET_PORT', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as net.AddressInfo).port;
+    try {
+      const result = await runCli(['devnet', '--agents', '1', '--payments', '1'], cliEnv(tempDataDir('cli-devnet-port'), { DEVNET_PORT: String(port) }));
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(`reputation: port ${port} on 127.0.0.1 is already in use: stop the other devnet or demo, or set DEVNET_PORT\n`);
+    } finally {
+      taken.close();
+    }
   });
 });
 
