@@ -9,7 +9,7 @@ import { jobKey, type JobData, type JobName } from './definitions.ts';
 import type { JobDeps } from './handlers.ts';
 import { newRunId, type RunLog, type Trigger } from './run-log.ts';
 import { executeJob, type JobRunner, type QueuedRun, type StartedRun } from './runner.ts';
-import { listSchedules } from './schedules.ts';
+import { lastScheduledStarts, listSchedules } from './schedules.ts';
 import { workKeys, workLocks } from './work-locks.ts';
 
 export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency?: number }): JobRunner {
@@ -43,16 +43,23 @@ export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency
   const reloadSchedules = () => (reloading = reloading.catch(() => undefined).then(reload));
   const reload = async () => {
     const schedules = await listSchedules(deps.store, deps.config);
-    timers.forEach(clearInterval);
+    const lastStarts = await lastScheduledStarts(deps.store);
+    timers.forEach(clearTimeout);
     timers = [];
     if (stopped) return;
+    const now = Date.now();
+    const keep = (timer: NodeJS.Timeout) => (timer.unref(), timers.push(timer));
     for (const schedule of schedules) {
-      const timer = setInterval(() => {
+      const every = schedule.everySeconds * 1000;
+      const tick = () => {
         const failed = (err: Error) => deps.log.error('scheduled job failed', { schedule: schedule.scheduleId, error: err.message });
         void run(schedule.jobName, schedule.jobData, 'schedule').then((s) => s.done.catch(failed), failed);
-      }, schedule.everySeconds * 1000);
-      timer.unref();
-      timers.push(timer);
+      };
+      // Due one interval after the schedule's last run (at once if that is past), so a restart or
+      // a change of another schedule keeps its phase: a daily run is not put off by a day each
+      // time. One that never ran is due one interval from now.
+      const last = lastStarts.get(jobKey(schedule.jobName, schedule.jobData));
+      keep(setTimeout(() => (tick(), keep(setInterval(tick, every))), last === undefined ? every : Math.max(0, last + every - now)));
     }
   };
 
@@ -64,7 +71,7 @@ export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency
     reloadSchedules,
     async stop() {
       stopped = true;
-      timers.forEach(clearInterval);
+      timers.forEach(clearTimeout);
       await Promise.allSettled([...running.values()].map((r) => r.done));
     },
   };

@@ -2,7 +2,7 @@
 // `jobs schedule` recorded (append-only; newest row per schedule wins; NULL every = removed).
 import type { Config } from '../pipeline/config.ts';
 import type { Store } from '../pipeline/store/store.ts';
-import { defaultSchedules, type JobData, type JobName, type Schedule } from './definitions.ts';
+import { defaultSchedules, jobKey, type JobData, type JobName, type Schedule } from './definitions.ts';
 
 export async function listSchedules(store: Store, config: Config): Promise<Schedule[]> {
   const rows = await store.read(
@@ -23,4 +23,13 @@ export async function saveSchedule(store: Store, schedule: Omit<Schedule, 'every
   await store.write((tx) =>
     tx.run('INSERT INTO job_schedules VALUES ($1, $2, $3, $4, utc_now())', [schedule.scheduleId, schedule.jobName, JSON.stringify(schedule.jobData), schedule.everySeconds]),
   );
+}
+
+/** When the newest scheduled run of each job and input started (epoch ms), by jobKey. */
+export async function lastScheduledStarts(store: Store): Promise<Map<string, number>> {
+  const rows = await store.read(
+    `SELECT job_name, job_data::VARCHAR AS job_data, epoch_ms(max(started_at)) AS started
+       FROM job_runs WHERE trigger = 'schedule' GROUP BY ALL`,
+  );
+  return new Map(rows.map((r) => [jobKey(r.job_name as JobName, JSON.parse(String(r.job_data)) as JobData), Number(r.started)]));
 }

@@ -156,6 +156,26 @@ describe('in-process job runner', () => {
     expect(await started('score')).toBeLessThanOrEqual(scoreAfter + 1);
   });
 
+  it('a schedule that ran before is due one interval after its last run, also after a reload', async () => {
+    // A job and input no other test schedules: the token source of the devnet.
+    const data = { chain: 'devnet', source: 'token' };
+    const scheduledRuns = async () =>
+      (await server.store.read(`SELECT count(DISTINCT run_id)::INTEGER AS n FROM job_runs WHERE job_data = $1::JSON AND trigger = 'schedule'`, [JSON.stringify(data)]))[0]!.n as number;
+    // Its last scheduled run two hours ago: an hourly schedule is overdue, so it runs at once,
+    // where a fresh timer would wait an hour (a daily run would be put off by each restart).
+    await server.store.write((tx) =>
+      tx.run(`INSERT INTO job_runs VALUES ('job_earlier', 'ingest', $1, 'completed', 'schedule', utc_now() - INTERVAL 2 HOUR, utc_now() - INTERVAL 2 HOUR, NULL, NULL)`, [JSON.stringify(data)]),
+    );
+    await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'hourly-token', name: 'ingest', data, everySeconds: 3600 });
+    for (let i = 0; i < 100 && (await scheduledRuns()) < 2; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await scheduledRuns()).toBe(2);
+    // It just ran: another reload (any schedule change) leaves it due in an hour, not at once.
+    await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'score', everySeconds: 3600 });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await scheduledRuns()).toBe(2);
+    await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'hourly-token', everySeconds: null });
+  });
+
   it('a schedule fires the job on its interval', async () => {
     await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'score', everySeconds: 1 });
     const scoreRuns = async () =>
