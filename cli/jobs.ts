@@ -19,7 +19,7 @@ const pollMs = 500;
 
 interface RunStatus {
   state: string;
-  result: string | null;
+  result: unknown;
   error: string | null;
   progress: JobProgress | null;
 }
@@ -45,7 +45,7 @@ export async function runJobAndReport(config: Config, log: Logger, name: JobName
     if (status?.progress) reporter.update(status.progress);
     if (status?.state === 'completed') {
       reporter.done();
-      return printRows(status.result === null ? null : JSON.parse(status.result), 'table');
+      return printRows(status.result, 'table');
     }
     if (status?.state === 'failed') {
       reporter.done();

@@ -117,9 +117,9 @@ describe('jobs commands without a server', () => {
     expect(status.code, status.stderr).toBe(0);
     const [newest, first] = jsonLines(status.stdout);
     expect(first).toMatchObject({ job_name: 'score', state: 'completed', trigger: 'manual', error: null, progress: null });
-    expect(JSON.parse(String(first!.result))).toMatchObject({ kind: 'full', addressCount: 0 });
+    expect(first!.result).toMatchObject({ kind: 'full', addressCount: 0 });
     // Newest first: the second run found the first and had nothing new to read.
-    expect(JSON.parse(String(newest!.result))).toMatchObject({ kind: 'incremental', runId: 2 });
+    expect(newest!.result).toMatchObject({ kind: 'incremental', runId: 2 });
   });
 });
 

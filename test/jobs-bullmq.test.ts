@@ -231,7 +231,7 @@ describe('BullMQ runner', () => {
     const expected = [[request.runId, 'manual'], [waitingJob, 'schedule']];
     for (let i = 0; i < 20 && JSON.stringify(await queued()) !== JSON.stringify(expected); i++) await sleep(100);
     expect(await queued()).toEqual(expected);
-    expect(await runOperationIn(ctx, 'jobs.status', { runId: request.runId })).toEqual([expect.objectContaining({ state: 'queued', job_data: '{"chain":"devnet"}' })]);
+    expect(await runOperationIn(ctx, 'jobs.status', { runId: request.runId })).toEqual([expect.objectContaining({ state: 'queued', job_data: { chain: 'devnet' } })]);
 
     // Mirroring the schedules again keeps it while its schedule is there; removed, its waiting job goes with it.
     // (Taken from the queue to look again at that moment, it is dropped at the next mirroring.)

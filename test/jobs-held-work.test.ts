@@ -50,13 +50,13 @@ describe('the in-process runner and work another job holds', () => {
     // `jobs status` shows them queued, newest first, above the runs that started. (The tick may
     // have come before the requests.)
     const rows = await status();
-    expect(rows.at(-1)).toEqual({ run_id: backfill.runId, job_data: '{}', state: 'running', trigger: 'manual' });
+    expect(rows.at(-1)).toEqual({ run_id: backfill.runId, job_data: {}, state: 'running', trigger: 'manual' });
     expect(rows.filter((r) => r.trigger === 'manual' && r.state === 'queued')).toEqual([
-      { run_id: tokenOnly.runId, job_data: '{"chain":"devnet","source":"token"}', state: 'queued', trigger: 'manual' },
-      { run_id: chain.runId, job_data: '{"chain":"devnet"}', state: 'queued', trigger: 'manual' },
+      { run_id: tokenOnly.runId, job_data: { chain: 'devnet', source: 'token' }, state: 'queued', trigger: 'manual' },
+      { run_id: chain.runId, job_data: { chain: 'devnet' }, state: 'queued', trigger: 'manual' },
     ]);
-    expect(rows.filter((r) => r.trigger === 'schedule')).toEqual([{ run_id: expect.any(String), job_data: '{"chain":"devnet"}', state: 'queued', trigger: 'schedule' }]);
-    expect(await status(chain.runId)).toEqual([{ run_id: chain.runId, job_data: '{"chain":"devnet"}', state: 'queued', trigger: 'manual' }]);
+    expect(rows.filter((r) => r.trigger === 'schedule')).toEqual([{ run_id: expect.any(String), job_data: { chain: 'devnet' }, state: 'queued', trigger: 'schedule' }]);
+    expect(await status(chain.runId)).toEqual([{ run_id: chain.runId, job_data: { chain: 'devnet' }, state: 'queued', trigger: 'manual' }]);
 
     // Two jobs that need none of that work run at once beside the backfill: both slots are free.
     const releaseMetadata = holdKeys(server, ['fetch-metadata:devnet']);

@@ -40,7 +40,7 @@ describe('in-process job runner', () => {
     await first.done;
     const [run] = (await runOperationIn(ctx, 'jobs.status', { runId: first.runId })) as Record<string, unknown>[];
     expect(run).toMatchObject({ run_id: first.runId, job_name: 'ingest', state: 'completed', trigger: 'manual', error: null });
-    expect(JSON.parse(String(run!.result))[0]).toMatchObject({ chain: 'devnet', source: 'token', logs: 41 });
+    expect((run!.result as unknown[])[0]).toMatchObject({ chain: 'devnet', source: 'token', logs: 41 });
     // Finished: the same request starts a new run.
     const third = await server.jobs.run('ingest', { chain: 'devnet' });
     expect(third.deduplicated).toBe(false);

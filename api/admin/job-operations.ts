@@ -3,6 +3,7 @@
 // CLI runs the job itself and reports progress as it goes.
 import { z } from 'zod';
 import type { Store } from '../../pipeline/store/store.ts';
+import type { Row } from '../../pipeline/store/rows.ts';
 import { isJobName, jobInputs, jobNames, type JobName } from '../../jobs/definitions.ts';
 import type { JobRunner, QueuedRun } from '../../jobs/runner.ts';
 import { executeJob } from '../../jobs/runner.ts';
@@ -121,7 +122,7 @@ async function queuedRuns(ctx: JobsContext): Promise<QueuedRun[]> {
 const queuedRow = (q: QueuedRun) => ({
   run_id: q.runId,
   job_name: q.name,
-  job_data: JSON.stringify(q.data),
+  job_data: q.data,
   state: 'queued',
   trigger: q.trigger,
   started_at: null,
@@ -131,8 +132,10 @@ const queuedRow = (q: QueuedRun) => ({
   progress: null,
 });
 
+// A run's input and result are JSON objects in the answer, as `jobs list` gives a schedule's
+// input, not JSON text inside a string.
 async function latestRuns(store: Store, runId: string | undefined, limit: number) {
-  return store.read(
+  const rows = await store.read(
     `SELECT run_id, job_name, job_data::VARCHAR AS job_data, state, trigger,
             strftime(started_at, '%Y-%m-%dT%H:%M:%SZ') AS started_at, strftime(finished_at, '%Y-%m-%dT%H:%M:%SZ') AS finished_at,
             result::VARCHAR AS result, error
@@ -140,4 +143,5 @@ async function latestRuns(store: Store, runId: string | undefined, limit: number
       ORDER BY started_at DESC LIMIT ${limit}`,
     [runId ?? null],
   );
+  return rows.map((r): Row => ({ ...r, job_data: JSON.parse(String(r.job_data)), result: r.result === null ? null : JSON.parse(String(r.result)) }));
 }
