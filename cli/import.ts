@@ -30,7 +30,7 @@ export function registerImportCommand(program: Command, config: () => Config, lo
       else {
         const verdict = report.refused ? 'refused: nothing was written' : `loaded ${report.rowsLoaded} rows`;
         process.stdout.write(`${report.file} (${report.format}, ${report.kind}): read ${report.rowsRead} rows, ${verdict}, ${report.rowsSkipped} bad\n`);
-        if (report.badRows.length > 0) process.stdout.write(formatRows(report.badRows as unknown as Record<string, unknown>[], 'table'));
+        if (report.badRows.length > 0) process.stdout.write(formatRows(report.badRows as unknown as Record<string, unknown>[], 'table', { whole: '--json' }));
       }
       if (report.refused) process.exitCode = 1;
     });

@@ -31,7 +31,7 @@ export async function runJobAndReport(config: Config, log: Logger, name: JobName
   if (direct) {
     const outcome = (await runOperation(config, log, 'jobs.run', { name, data }, (p) => reporter.update(p))) as { result: unknown };
     reporter.done();
-    return printRows(outcome.result, 'table');
+    return printRows(outcome.result, 'table', { whole: '`jobs status --json`' });
   }
   const started = (await runOperation(config, log, 'jobs.run', { name, data, wait: false })) as { run_id: string; deduplicated: boolean };
   if (started.deduplicated) process.stderr.write(`the same ${name} job is already queued or running (${started.run_id}); following it\n`);
@@ -45,7 +45,7 @@ export async function runJobAndReport(config: Config, log: Logger, name: JobName
     if (status?.progress) reporter.update(status.progress);
     if (status?.state === 'completed') {
       reporter.done();
-      return printRows(status.result, 'table');
+      return printRows(status.result, 'table', { whole: `\`jobs status ${started.run_id} --json\`` });
     }
     if (status?.state === 'failed') {
       reporter.done();
@@ -122,7 +122,7 @@ export function registerJobCommands(program: Command, config: () => Config, log:
     .command('list')
     .description('list the schedules with the last run of each')
     .option('--json', 'one JSON object per line')
-    .action(async (opts: { json?: boolean }) => printRows(await runOperation(config(), log, 'jobs.list', {}), opts.json ? 'json' : 'table'));
+    .action(async (opts: { json?: boolean }) => printRows(await runOperation(config(), log, 'jobs.list', {}), opts.json ? 'json' : 'table', { whole: '--json' }));
   jobs
     .command('run')
     .description('run a job now and follow its progress')
@@ -141,7 +141,7 @@ export function registerJobCommands(program: Command, config: () => Config, log:
     .option('--limit <n>', `how many recent runs, at most ${maxListedRuns}`, runCount, 20)
     .option('--json', 'one JSON object per line')
     .action(async (runId: string | undefined, opts: { limit: number; json?: boolean }) =>
-      printRows(await runOperation(config(), log, 'jobs.status', { runId, limit: opts.limit }), opts.json ? 'json' : 'table'),
+      printRows(await runOperation(config(), log, 'jobs.status', { runId, limit: opts.limit }), opts.json ? 'json' : 'table', { whole: '--json' }),
     );
   jobs
     .command('schedule')

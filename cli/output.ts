@@ -2,13 +2,20 @@
 
 type Rows = Record<string, unknown>[];
 
-export function printRows(value: unknown, format: 'table' | 'csv' | 'json'): void {
-  const rows = (Array.isArray(value) ? value : [value]) as Rows;
-  process.stdout.write(formatRows(rows, format));
+export interface TableOptions {
+  /** The header, given even when there are no rows; by default the rows' keys. */
+  columns?: string[];
+  /** The command's way to get values a table cut whole (its option), named under the table. */
+  whole?: string;
 }
 
-/** `columns` gives the header even when there are no rows; by default the rows' keys. */
-export function formatRows(rows: Rows, format: 'table' | 'csv' | 'json', columns = [...new Set(rows.flatMap((r) => Object.keys(r)))]): string {
+export function printRows(value: unknown, format: 'table' | 'csv' | 'json', options: TableOptions = {}): void {
+  const rows = (Array.isArray(value) ? value : [value]) as Rows;
+  process.stdout.write(formatRows(rows, format, options));
+}
+
+export function formatRows(rows: Rows, format: 'table' | 'csv' | 'json', options: TableOptions = {}): string {
+  const columns = options.columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
   if (format === 'json') return rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : '');
   const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
   if (format === 'csv') {
@@ -28,7 +35,8 @@ export function formatRows(rows: Rows, format: 'table' | 'csv' | 'json', columns
   const table = [columns, ...rows.map((r) => columns.map((c) => fit(cell(r[c]))))];
   const widths = columns.map((_, i) => Math.max(...table.map((line) => line[i]!.length)));
   const render = (line: string[]) => line.map((s, i) => s.padEnd(widths[i]!)).join('  ').trimEnd();
-  const footer = `(${rows.length} row${rows.length === 1 ? '' : 's'}${cut ? `; values cut at ${tableCellWidth} characters or a line: --format csv or json gives them whole` : ''})`;
+  const howWhole = options.whole ? `: ${options.whole} gives them whole` : '';
+  const footer = `(${rows.length} row${rows.length === 1 ? '' : 's'}${cut ? `; values cut at ${tableCellWidth} characters or a line${howWhole}` : ''})`;
   return [render(table[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...table.slice(1).map(render)].join('\n') + `\n${footer}\n`;
 }
 

@@ -42,7 +42,7 @@ export function registerSqlCommand(program: Command, config: () => Config): void
       const result = await queryLatestExport(dataDir, { query, limit: opts.limit });
       // A plan is a drawing: a table shows it as DuckDB drew it, not cut into a cell.
       const plan = opts.format === 'table' && result.columns.join() === 'explain_key,explain_value';
-      const text = plan ? result.rows.map((r) => `${String(r.explain_value).trimEnd()}\n`).join('') : formatRows(result.rows, opts.format, result.columns);
+      const text = plan ? result.rows.map((r) => `${String(r.explain_value).trimEnd()}\n`).join('') : formatRows(result.rows, opts.format, { columns: result.columns, whole: '--format csv or json' });
       if (opts.out) return writeFileSync(opts.out, text);
       // Which snapshot answered, for a person at a terminal; programs reading the output never see it.
       if (opts.format === 'table' && process.stdout.isTTY) process.stderr.write(`-- export run=${result.run.runId} (${result.run.directory})\n`);

@@ -28,7 +28,7 @@ export function registerUsageCommand(program: Command, config: () => Config, log
       if (report.past.length > 0) {
         process.stdout.write('past cycles:\n');
         const rows = report.past.map((p) => ({ cycle_start: p.cycle_start, cycle_end: p.cycle_end, plan: p.plan, calls: p.calls, included: included(p), overage_calls: p.overage_calls, overage: usd(p) }));
-        process.stdout.write(formatRows(rows, 'table'));
+        process.stdout.write(formatRows(rows, 'table', { whole: '--json' }));
       }
     });
 }

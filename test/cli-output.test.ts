@@ -8,7 +8,7 @@ describe('formatRows', () => {
   const rows = [{ job: 'ingest', result: { chains: [{ chain: 'base', logs: 3 }] } }, { job: 'score', result: `first line\nsecond line` }, { job: 'export', result: long }];
 
   it('a table cuts a value at 80 characters or its first line, and says so under the table', () => {
-    expect(formatRows(rows, 'table').split('\n')).toEqual([
+    expect(formatRows(rows, 'table', { whole: '--format csv or json' }).split('\n')).toEqual([
       `job     result`,
       `------  ${'-'.repeat(80)}`,
       `ingest  {"chains":[{"chain":"base","logs":3}]}`,
@@ -17,6 +17,11 @@ describe('formatRows', () => {
       '(3 rows; values cut at 80 characters or a line: --format csv or json gives them whole)',
       '',
     ]);
+  });
+
+  it("the note names the command's own way to whole values, and none when it has none", () => {
+    expect(formatRows(rows, 'table', { whole: '--json' }).trimEnd().split('\n').at(-1)).toBe('(3 rows; values cut at 80 characters or a line: --json gives them whole)');
+    expect(formatRows(rows, 'table').trimEnd().split('\n').at(-1)).toBe('(3 rows; values cut at 80 characters or a line)');
   });
 
   it('a table keeps a value of exactly 80 characters whole', () => {
@@ -44,8 +49,8 @@ describe('formatRows', () => {
   });
 
   it('no rows: a table says so, json prints nothing, csv only the header', () => {
-    expect(formatRows([], 'table', ['a'])).toBe('(no rows)\n');
-    expect(formatRows([], 'json', ['a'])).toBe('');
-    expect(formatRows([], 'csv', ['a', 'b'])).toBe('a,b\n');
+    expect(formatRows([], 'table', { columns: ['a'] })).toBe('(no rows)\n');
+    expect(formatRows([], 'json', { columns: ['a'] })).toBe('');
+    expect(formatRows([], 'csv', { columns: ['a', 'b'] })).toBe('a,b\n');
   });
 });
