@@ -241,4 +241,22 @@ describe('createSanctionsLookup: which listing a shared address reports', () => 
     const lookup = createSanctionsLookup(own(), { recheckMs });
     expect(await lookup.check('0xD882CFC20F52F2599D84B8E8D58C7FB62CFE344B', 'evm')).toEqual({ status: 'listed', sanctioned: true, ofac_label: 'ETH', sdn_uid: '29585', listed_at: null });
   });
+
+  it('an address listed in two spellings reports the earliest listing of either, not the one that sorts first', async () => {
+    // The CashAddr specification's pair for one P2PKH hash: the legacy spelling (entry 200, seen
+    // 2023) sorts before the CashAddr one (entry 100, seen 2021), which is the earlier listing.
+    const files = tempDataDir('sanctions-lookup-ties-spellings');
+    const dir = path.join(files, 'lists');
+    mkdirSync(dir);
+    const [legacy, cashAddr] = ['1BpEi6DfDAUFd7GtittLSdBeYJvcoaVggu', 'qpm2qsznhks23z7629mms6s4cwef74vcwvy22gdx6a'];
+    writeFileSync(path.join(dir, 'sanctioned_addresses_BCH.txt'), `${legacy}\n${cashAddr}\n`);
+    const firstSeen = path.join(files, 'first-seen.csv');
+    const header = 'currency,address,ofac_ent_nums,first_seen_in_sdn_csv_scrape,first_seen_in_0xB10C_lists,last_seen_in_0xB10C_lists,in_0xB10C_lists_2024_09_27';
+    writeFileSync(firstSeen, `${header}\nBCH,${legacy},200,2023-05-19,2023-05-19,2024-09-27,yes\nBCH,${cashAddr},100,2021-01-04,2021-01-04,2024-09-27,yes\n`);
+    await refreshSanctionsList({ store: own(), log: silentLogger }, { kind: 'address-lists', dir, firstSeenFile: firstSeen }, { allowShrink: true });
+    const lookup = createSanctionsLookup(own(), { recheckMs });
+    const earliest = { status: 'listed', sanctioned: true, ofac_label: 'BCH', sdn_uid: '100', listed_at: '2021-01-04' };
+    expect(await lookup.check(legacy, 'bitcoin-cash')).toEqual(earliest);
+    expect(await lookup.check(`bitcoincash:${cashAddr}`, 'bitcoin-cash')).toEqual(earliest);
+  });
 });

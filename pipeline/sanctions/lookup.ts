@@ -100,7 +100,7 @@ function buildIndex(latest: Row, rows: Row[]): Index {
   const byKey = new Map<string, Listing>();
   for (const row of rows) {
     const k = listingKey(String(row.family), String(row.address));
-    // Rows come ordered so that the first of an address is the listing to report.
+    // Rows come ordered so that the first of a key (either spelling) is the listing to report.
     if (!byKey.has(k)) {
       byKey.set(k, { ofac_label: String(row.ofac_label), sdn_uid: String(row.sdn_uid), listed_at: row.listed_at === null ? null : String(row.listed_at) });
     }
