@@ -31,5 +31,11 @@ export async function lastScheduledStarts(store: Store): Promise<Map<string, num
     `SELECT job_name, job_data::VARCHAR AS job_data, epoch_ms(max(started_at)) AS started
        FROM job_runs WHERE trigger = 'schedule' GROUP BY ALL`,
   );
-  return new Map(rows.map((r) => [jobKey(r.job_name as JobName, JSON.parse(String(r.job_data)) as JobData), Number(r.started)]));
+  // One input recorded in two key orders is two groups of JSON text and one jobKey: the newest wins.
+  const starts = new Map<string, number>();
+  for (const r of rows) {
+    const key = jobKey(r.job_name as JobName, JSON.parse(String(r.job_data)) as JobData);
+    starts.set(key, Math.max(Number(r.started), starts.get(key) ?? -Infinity));
+  }
+  return starts;
 }
