@@ -12,11 +12,13 @@ import { executeJob, type JobRunner, type QueuedRun, type StartedRun } from './r
 import { lastScheduledStarts, listSchedules } from './schedules.ts';
 import { workKeys, workLocks } from './work-locks.ts';
 
+const maxTimerMs = 2 ** 31 - 1;
+
 export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency?: number }): JobRunner {
   const limit = pLimit(deps.concurrency ?? 2);
   // By trigger and job key: the run's id, its end, and what it was asked for until it starts.
   const running = new Map<string, { runId: string; done: Promise<unknown>; queued: QueuedRun | null }>();
-  let timers: NodeJS.Timeout[] = [];
+  const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
 
   const run = async (name: JobName, data: JobData, trigger: Trigger = 'manual'): Promise<StartedRun> => {
@@ -45,10 +47,9 @@ export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency
     const schedules = await listSchedules(deps.store, deps.config);
     const lastStarts = await lastScheduledStarts(deps.store);
     timers.forEach(clearTimeout);
-    timers = [];
+    timers.clear();
     if (stopped) return;
     const now = Date.now();
-    const keep = (timer: NodeJS.Timeout) => (timer.unref(), timers.push(timer));
     for (const schedule of schedules) {
       const every = schedule.everySeconds * 1000;
       const tick = () => {
@@ -59,8 +60,18 @@ export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency
       // a change of another schedule keeps its phase: a daily run is not put off by a day each
       // time. One that never ran is due one interval from now.
       const last = lastStarts.get(jobKey(schedule.jobName, schedule.jobData));
-      keep(setTimeout(() => (tick(), keep(setInterval(tick, every))), last === undefined ? every : Math.max(0, last + every - now)));
+      const repeat = () => (tick(), after(every, repeat));
+      after(last === undefined ? every : Math.max(0, last + every - now), repeat);
     }
+  };
+
+  // Node waits at most 2^31-1 ms (24.8 days) and fires a longer timer after 1 ms: a monthly
+  // schedule would run at once and then without pause. A longer wait is made of steps.
+  const after = (ms: number, fn: () => void) => {
+    const step = Math.min(ms, maxTimerMs);
+    const timer = setTimeout(() => (timers.delete(timer), ms > step ? after(ms - step, fn) : fn()), step);
+    timer.unref();
+    timers.add(timer);
   };
 
   return {

@@ -1,9 +1,15 @@
 // When an in-process schedule is next due (jobs/schedules.ts, jobs/in-process.ts): from the last
 // scheduled run of its job and input, whatever the key order of that input's recorded JSON.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loadConfig } from '../pipeline/config.ts';
+import { silentLogger } from '../pipeline/log.ts';
 import { jobKey } from '../jobs/definitions.ts';
-import { lastScheduledStarts } from '../jobs/schedules.ts';
+import { lastScheduledStarts, listSchedules, saveSchedule } from '../jobs/schedules.ts';
+import { startInProcessRunner } from '../jobs/in-process.ts';
+import { createRunLog } from '../jobs/run-log.ts';
 import { blockStore } from './helpers/block-store.ts';
+import { tempDataDir } from './helpers/temp.ts';
 
 describe('lastScheduledStarts', () => {
   const store = blockStore('jobs-schedules');
@@ -22,5 +28,43 @@ describe('lastScheduledStarts', () => {
     expect(await newest()).toBeCloseTo(-1, 1);
     await runAt('job_c', '{"chain":"base","source":"token"}', 0);
     expect(await newest()).toBeCloseTo(0, 1);
+  });
+});
+
+describe('an in-process schedule longer than a timer can wait', () => {
+  const store = blockStore('jobs-schedules-long');
+
+  it('does not run at once: Node fires a timer past 2^31-1 ms after 1 ms', async () => {
+    const config = loadConfig({ DATA_DIR: tempDataDir('jobs-schedules-long-config'), SCORE_FULL_INTERVAL_SECONDS: '0' });
+    // Only this schedule: every other default removed.
+    for (const s of await listSchedules(store(), config)) await saveSchedule(store(), { ...s, everySeconds: null });
+    await saveSchedule(store(), { scheduleId: 'monthly-score', jobName: 'score', jobData: {}, everySeconds: 30 * 86_400 });
+    const runner = startInProcessRunner({ store: store(), config, log: silentLogger, runs: createRunLog(store()) });
+    try {
+      await runner.reloadSchedules();
+      await sleep(300);
+      expect(await store().read(`SELECT run_id FROM job_runs`)).toEqual([]);
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('runs when its interval has passed, in steps of what a timer can wait', async () => {
+    const config = loadConfig({ DATA_DIR: tempDataDir('jobs-schedules-long-config'), SCORE_FULL_INTERVAL_SECONDS: '0' });
+    const runs = createRunLog(store());
+    const started: string[] = [];
+    const runner = startInProcessRunner({ store: store(), config, log: silentLogger, runs: { ...runs, start: async (...args) => (started.push(args[0]), runs.start(...args)) } });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      await runner.reloadSchedules();
+      await vi.advanceTimersByTimeAsync(30 * 86_400_000 - 1000);
+      expect(started).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1000);
+    } finally {
+      vi.useRealTimers();
+    }
+    for (let i = 0; i < 50 && started.length === 0; i++) await sleep(50);
+    await runner.stop();
+    expect(started).toEqual(['score']);
   });
 });
