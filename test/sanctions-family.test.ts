@@ -137,5 +137,16 @@ describe('listingKey: one key for the spellings of one address', () => {
     expect(key('litecoin', 'MAsH73PokbiRoBdEzRyMZgero9ELZSciyF')).toBe('litecoin\u0000MAsH73PokbiRoBdEzRyMZgero9ELZSciyF');
     // A Bitcoin Cash address under another version byte (Litecoin's P2PKH) is not read as one.
     expect(key('bitcoin-cash', 'LNf2JDiuunBz7GMDKFYHN4rq5meXWxiwfb')).toBe('bitcoin-cash\u0000LNf2JDiuunBz7GMDKFYHN4rq5meXWxiwfb');
+    // Nor is a CashAddr read under Litecoin, where it would meet the Litecoin P2PKH of the same hash.
+    expect(key('litecoin', 'bitcoincash:qpm2qsznhks23z7629mms6s4cwef74vcwvy22gdx6a')).toBe('litecoin\u0000qpm2qsznhks23z7629mms6s4cwef74vcwvy22gdx6a');
+  });
+
+  it('reads no hash from a CashAddr the specification does not allow, though its checksum holds', () => {
+    // The hash above under a valid checksum (encoded outside this code), each with one defect: an
+    // undefined type (4), the reserved version bit, a size of 192 bits for 160, non-zero padding,
+    // one 5-bit group too many. Read as P2PKH they would stand for the listed address.
+    const invalid = ['ypm2qsznhks23z7629mms6s4cwef74vcwv279a32dj', 'spm2qsznhks23z7629mms6s4cwef74vcwv4glwxl5g',
+      'q9m2qsznhks23z7629mms6s4cwef74vcwvtn0d2s8a', 'qpm2qsznhks23z7629mms6s4cwef74vcwdhfnr59fu', 'qpm2qsznhks23z7629mms6s4cwef74vcwvq5xhgekz9'];
+    for (const spelling of invalid) expect(key('bitcoin-cash', spelling), spelling).toBe(`bitcoin-cash\u0000${spelling}`);
   });
 });
