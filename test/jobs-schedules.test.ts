@@ -1,5 +1,6 @@
 // When an in-process schedule is next due (jobs/schedules.ts, jobs/in-process.ts): from the last
-// scheduled run of its job and input, whatever the key order of that input's recorded JSON.
+// scheduled run of its job and input, whatever the key order of that input's recorded JSON; a
+// wait longer than a Node timer's; and no timer left once the runner stops.
 import { describe, expect, it, vi } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../pipeline/config.ts';
@@ -28,6 +29,48 @@ describe('lastScheduledStarts', () => {
     expect(await newest()).toBeCloseTo(-1, 1);
     await runAt('job_c', '{"chain":"base","source":"token"}', 0);
     expect(await newest()).toBeCloseTo(0, 1);
+  });
+
+  it('counts scheduled runs only: a manual run of the same input does not move the schedule', async () => {
+    await store().write((tx) =>
+      tx.run(`INSERT INTO job_runs VALUES ('job_s', 'score', '{}', 'completed', 'schedule', utc_now() - INTERVAL 3 HOUR, NULL, NULL, NULL),
+                                          ('job_m', 'score', '{}', 'completed', 'manual', utc_now(), NULL, NULL, NULL)`),
+    );
+    const started = (await lastScheduledStarts(store())).get(jobKey('score', {}))!;
+    expect((started - Date.now()) / 3_600_000).toBeCloseTo(-3, 1);
+  });
+});
+
+describe('a stopped in-process runner', () => {
+  const store = blockStore('jobs-schedules-stop');
+  const errors: string[] = [];
+  const log = { ...silentLogger, error: (message: string) => void errors.push(message), child: () => log };
+
+  // A schedule due in a second; past it, a timer left behind would try to start the job and log
+  // that the runner is stopping.
+  const start = async () => {
+    const config = loadConfig({ DATA_DIR: tempDataDir('jobs-schedules-stop-config'), SCORE_FULL_INTERVAL_SECONDS: '0' });
+    for (const s of await listSchedules(store(), config)) await saveSchedule(store(), { ...s, everySeconds: null });
+    await saveSchedule(store(), { scheduleId: 'every-second', jobName: 'score', jobData: {}, everySeconds: 1 });
+    return startInProcessRunner({ store: store(), config, log, runs: createRunLog(store()) });
+  };
+
+  it('leaves no timer behind', async () => {
+    const runner = await start();
+    await runner.reloadSchedules();
+    await runner.stop();
+    await sleep(1300);
+    expect(errors).toEqual([]);
+    expect(await store().read(`SELECT run_id FROM job_runs`)).toEqual([]);
+  });
+
+  it('sets no timer from a reload that ends after the stop', async () => {
+    const runner = await start();
+    const reloading = runner.reloadSchedules();
+    await runner.stop();
+    await reloading;
+    await sleep(1300);
+    expect(errors).toEqual([]);
   });
 });
 
