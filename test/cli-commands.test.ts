@@ -153,11 +153,15 @@ describe('usage and limits of an enterprise account, and errors through a server
   });
 
   // README: with a server, `jobs run --no-wait` prints the run id at once (state queued); a followed job that fails exits 1 with its error.
-  it('jobs run through a server: --no-wait answers queued, a failed job exits 1 with its error', async () => {
+  it('jobs run through a server: --no-wait answers queued, a followed job prints its result, a failed one exits 1 with its error', async () => {
     serve ??= await startServe(dataDir, env);
     const queued = await runCli(['jobs', 'run', 'score', '--no-wait'], env);
     expect(queued.code, queued.stderr).toBe(0);
     expect(queued.stdout).toMatch(/^run_id\s+state\s+deduplicated\n[- ]+\njob_\S+\s+queued\s+(true|false)\n/);
+    // Followed to its end, the run's result (a JSON value in `jobs status`) is printed as a table.
+    const followed = await runCli(['jobs', 'run', 'score'], env);
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(followed.stdout).toMatch(/^runId\s+kind\s+.*\n[- ]+\n\d+\s+(full|incremental)\s/);
     const failed = await runCli(['jobs', 'run', 'ingest', '--data', '{"chain":"nowhere"}'], env);
     expect(failed.code).toBe(1);
     expect(failed.stdout).toBe('');
