@@ -19,6 +19,8 @@ export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency
   // By trigger and job key: the run's id, its end, and what it was asked for until it starts.
   const running = new Map<string, { runId: string; done: Promise<unknown>; queued: QueuedRun | null }>();
   const timers = new Set<NodeJS.Timeout>();
+  // When each schedule that never ran was first set (by job key): a reload keeps its phase too.
+  let firstSet = new Map<string, number>();
   let stopped = false;
 
   const run = async (name: JobName, data: JobData, trigger: Trigger = 'manual'): Promise<StartedRun> => {
@@ -50,6 +52,8 @@ export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency
     timers.clear();
     if (stopped) return;
     const now = Date.now();
+    const wasSet = firstSet;
+    firstSet = new Map();
     for (const schedule of schedules) {
       const every = schedule.everySeconds * 1000;
       const tick = () => {
@@ -58,10 +62,12 @@ export function startInProcessRunner(deps: JobDeps & { runs: RunLog; concurrency
       };
       // Due one interval after the schedule's last run (at once if that is past), so a restart or
       // a change of another schedule keeps its phase: a daily run is not put off by a day each
-      // time. One that never ran is due one interval from now.
-      const last = lastStarts.get(jobKey(schedule.jobName, schedule.jobData));
+      // time. One that never ran is due one interval after it was first set (in this process).
+      const key = jobKey(schedule.jobName, schedule.jobData);
+      firstSet.set(key, wasSet.get(key) ?? now);
+      const since = lastStarts.get(key) ?? firstSet.get(key)!;
       const repeat = () => (tick(), after(every, repeat));
-      after(last === undefined ? every : Math.max(0, last + every - now), repeat);
+      after(Math.max(0, since + every - now), repeat);
     }
   };
 

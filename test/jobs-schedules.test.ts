@@ -41,6 +41,28 @@ describe('lastScheduledStarts', () => {
   });
 });
 
+describe('an in-process schedule that never ran', () => {
+  const store = blockStore('jobs-schedules-new');
+
+  it('is due one interval after it was first set, also when another schedule changes meanwhile', async () => {
+    const config = loadConfig({ DATA_DIR: tempDataDir('jobs-schedules-new-config'), SCORE_FULL_INTERVAL_SECONDS: '0' });
+    for (const s of await listSchedules(store(), config)) await saveSchedule(store(), { ...s, everySeconds: null });
+    await saveSchedule(store(), { scheduleId: 'every-2s', jobName: 'score', jobData: {}, everySeconds: 2 });
+    const runner = startInProcessRunner({ store: store(), config, log: silentLogger, runs: createRunLog(store()) });
+    try {
+      await runner.reloadSchedules();
+      await sleep(1200);
+      // Another schedule changes (a reload): the first keeps its phase, not two more seconds.
+      await saveSchedule(store(), { scheduleId: 'other', jobName: 'export', jobData: {}, everySeconds: 3600 });
+      await runner.reloadSchedules();
+      await sleep(1300);
+      expect(await store().read(`SELECT DISTINCT job_name FROM job_runs`)).toEqual([{ job_name: 'score' }]);
+    } finally {
+      await runner.stop();
+    }
+  });
+});
+
 describe('a stopped in-process runner', () => {
   const store = blockStore('jobs-schedules-stop');
   const errors: string[] = [];
