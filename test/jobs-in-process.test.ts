@@ -176,6 +176,17 @@ describe('in-process job runner', () => {
     await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'hourly-token', everySeconds: null });
   });
 
+  it("jobs list shows a schedule's last run also when that run's input was written in another key order", async () => {
+    await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'token-reordered', name: 'ingest', data: { chain: 'devnet', source: 'token' }, everySeconds: 3600 });
+    // The newest run of that input, asked for as --data '{"source":"token","chain":"devnet"}'.
+    await server.store.write((tx) =>
+      tx.run(`INSERT INTO job_runs VALUES ('job_reordered', 'ingest', '{"source":"token","chain":"devnet"}', 'failed', 'manual', utc_now() + INTERVAL 1 MINUTE, utc_now() + INTERVAL 1 MINUTE, NULL, 'x')`),
+    );
+    const listed = ((await runOperationIn(ctx, 'jobs.list', {})) as { schedule: string; last_state: string | null }[]).find((s) => s.schedule === 'token-reordered');
+    expect(listed?.last_state).toBe('failed');
+    await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'token-reordered', everySeconds: null });
+  });
+
   it('a schedule fires the job on its interval', async () => {
     await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'score', everySeconds: 1 });
     const scoreRuns = async () =>

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { Store } from '../../pipeline/store/store.ts';
 import type { Row } from '../../pipeline/store/rows.ts';
-import { isJobName, jobInputs, jobNames, type JobName } from '../../jobs/definitions.ts';
+import { isJobName, jobInputs, jobKey, jobNames, type JobData, type JobName } from '../../jobs/definitions.ts';
 import type { JobRunner, QueuedRun } from '../../jobs/runner.ts';
 import { executeJob } from '../../jobs/runner.ts';
 import type { JobDeps } from '../../jobs/handlers.ts';
@@ -72,12 +72,16 @@ export const jobOperations = {
   'jobs.list': {
     input: z.object({}),
     async run(ctx: JobsContext) {
-      const last = await ctx.store.read(
+      // The newest run of each job and input text, oldest first, then by jobKey: one input written
+      // in two key orders (a request's --data and the schedule's) is one, and the newer run wins.
+      const rows = await ctx.store.read(
         `SELECT job_name, job_data::VARCHAR AS job_data, state, strftime(coalesce(finished_at, started_at), '%Y-%m-%dT%H:%M:%SZ') AS at
-           FROM job_run_states QUALIFY row_number() OVER (PARTITION BY job_name, job_data::VARCHAR ORDER BY started_at DESC) = 1`,
+           FROM job_run_states QUALIFY row_number() OVER (PARTITION BY job_name, job_data::VARCHAR ORDER BY started_at DESC) = 1
+          ORDER BY started_at`,
       );
+      const last = new Map(rows.map((r) => [jobKey(r.job_name as JobName, JSON.parse(String(r.job_data)) as JobData), r]));
       return (await listSchedules(ctx.store, ctx.config)).map((s) => {
-        const run = last.find((r) => r.job_name === s.jobName && r.job_data === JSON.stringify(s.jobData));
+        const run = last.get(jobKey(s.jobName, s.jobData));
         return { schedule: s.scheduleId, job: s.jobName, data: s.jobData, every_seconds: s.everySeconds, runner: ctx.jobs?.kind ?? 'none (no server)', last_state: run?.state ?? null, last_at: run?.at ?? null };
       });
     },
