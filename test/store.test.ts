@@ -15,6 +15,21 @@ function nodeModule(code: string) {
   return spawn(process.execPath, ['--input-type=module', '-e', code], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
+/** Opens `file` in another process: 'opened', or the first line of DuckDB's error. */
+async function openElsewhere(file: string): Promise<string> {
+  const child = nodeModule(
+    `import { DuckDBInstance } from '@duckdb/node-api';
+     try { (await DuckDBInstance.create(${JSON.stringify(file)})).closeSync(); console.log('opened'); }
+     catch (err) { console.log(err.message.split('\\n')[0]); }`,
+  );
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d));
+  await new Promise((resolve) => child.on('exit', resolve));
+  return out.trim();
+}
+
+const insertAccount = `INSERT INTO accounts (id, name, plan, status, created_at) VALUES ($1, NULL, 'free', 'active', utc_now())`;
+
 describe('openStore', () => {
   it('applies every migration once, records it, and checkpoints', async () => {
     const dataDir = tempDataDir('migrate');
@@ -84,10 +99,13 @@ describe('openStore', () => {
     const dataDir = tempDataDir('lock');
     const file = path.join(dataDir, 'reputation.duckdb');
     const holder = nodeModule(
-      `import { DuckDBInstance } from '@duckdb/node-api'; await DuckDBInstance.create(${JSON.stringify(file)}); console.log('held'); setInterval(() => {}, 1000);`,
+      // A running owner has written since its last checkpoint: a WAL lies beside the file.
+      `import { DuckDBInstance } from '@duckdb/node-api'; const db = await DuckDBInstance.create(${JSON.stringify(file)});
+       await (await db.connect()).run('CREATE TABLE held (x INTEGER)'); console.log('held'); setInterval(() => {}, 1000);`,
     );
     await new Promise((resolve) => holder.stdout!.once('data', resolve));
     try {
+      expect(statSync(`${file}.wal`).size).toBeGreaterThan(0);
       const error = await openStore({ dataDir }).catch((err: unknown) => err);
       expect(error).toBeInstanceOf(StoreLockedError);
       expect((error as StoreLockedError).pid).toBe(holder.pid);
@@ -176,6 +194,41 @@ describe('openStore', () => {
     await expect(store.withReadConnection(async () => 1)).rejects.toThrow('store is closed');
   });
 
+  // close() lets the file go at once: the next owner (a CLI command, a restarted server) can open it
+  // while this process lives on.
+  it('close releases the database to another process', async () => {
+    const store = await openStore({ dataDir: tempDataDir('close-release') });
+    await store.read('SELECT 1');
+    await store.close();
+    expect(await openElsewhere(store.file)).toBe('opened');
+  });
+
+  // A write that arrives once close() has begun is refused, not taken in after the last commit.
+  it('refuses a write that arrives while close is under way', async () => {
+    const dataDir = tempDataDir('close-racing');
+    const store = await openStore({ dataDir });
+    const closing = store.close();
+    const late = store.write((tx) => tx.run(insertAccount, ['acc_late']));
+    await expect(late).rejects.toThrow('store is closed');
+    await closing;
+  });
+
+  // A start stopped by a failing migration closes the file: the migrations before it are
+  // checkpointed (no schema change waits in the WAL) and the file is free for the next attempt.
+  it('closes the database when a migration fails at start', async () => {
+    const dataDir = tempDataDir('migrate-fail-start');
+    const file = path.join(dataDir, 'reputation.duckdb');
+    const instance = await DuckDBInstance.create(file);
+    const conn = await instance.connect();
+    await conn.run('CREATE TABLE agent_registrations (x INTEGER)'); // a table migration 002 creates
+    conn.closeSync();
+    instance.closeSync();
+
+    await expect(openStore({ dataDir })).rejects.toThrow(/^migration 2_erc8004_imports_sanctions failed/);
+    expect(!existsSync(`${file}.wal`) || statSync(`${file}.wal`).size === 0).toBe(true);
+    expect(await openElsewhere(file)).toBe('opened');
+  });
+
   // A file DuckDB cannot open, with no WAL beside it, is not reported as a WAL failure.
   it('reports a damaged database without a WAL as it is, not as a WAL that cannot be replayed', async () => {
     const dataDir = tempDataDir('not-a-db');
@@ -225,6 +278,26 @@ describe('group-commit writer', () => {
     await store.close();
     await expect(store.write(async () => 1)).rejects.toThrow('store is closed');
   });
+  // Acknowledged means committed: a process killed the instant its writes resolved keeps every one.
+  it('keeps writes acknowledged the instant before a SIGKILL', { timeout: 60_000 }, async () => {
+    const dataDir = tempDataDir('ack-kill');
+    await (await openStore({ dataDir })).close(); // migrated, so each child only writes
+    const rounds = 3;
+    for (let round = 0; round < rounds; round++) {
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'test/helpers/write-and-kill.ts'), dataDir, '50', `r${round}`], {
+        cwd: repoRoot,
+        stdio: 'inherit',
+      });
+      expect(await new Promise((resolve) => child.on('exit', (_code, signal) => resolve(signal)))).toBe('SIGKILL');
+    }
+    const store = await openStore({ dataDir });
+    try {
+      expect(await store.read('SELECT count(*)::INTEGER AS n FROM accounts')).toEqual([{ n: rounds * 50 }]);
+    } finally {
+      await store.close();
+    }
+  });
+
   // Group commit: writes queued while one commits share the next transaction (the first runs alone).
   it('commits writes queued together in one transaction', async () => {
     const store = await openStore({ dataDir: tempDataDir('group') });
@@ -279,6 +352,43 @@ describe('read pool', () => {
     await Promise.all([first, ...waiting]);
     expect(order).toEqual(['a', 'b', 'c', 'd']);
     await store.close();
+  });
+
+  // Reads run on their own connections: a write is seen once its transaction committed, and never
+  // when it was rolled back.
+  it('sees a write only once it committed', async () => {
+    const store = await openStore({ dataDir: tempDataDir('pool-isolation'), readConnections: 1 });
+    const count = async () => (await store.read('SELECT count(*)::INTEGER AS n FROM accounts'))[0]!.n;
+    const inTransaction = (id: string, end: () => Promise<void>) => {
+      const inserted = gate();
+      const finish = gate();
+      const writing = store.write(async (tx) => {
+        await tx.run(insertAccount, [id]);
+        inserted.open();
+        await finish.opened;
+        await end();
+      });
+      return { inserted: inserted.opened, finish: finish.open, writing };
+    };
+    try {
+      const kept = inTransaction('acc_kept', async () => undefined);
+      await kept.inserted;
+      expect(await count()).toBe(0);
+      kept.finish();
+      await kept.writing;
+      expect(await count()).toBe(1);
+
+      const doomed = inTransaction('acc_doomed', async () => {
+        throw new Error('refused');
+      });
+      await doomed.inserted;
+      expect(await count()).toBe(1);
+      doomed.finish();
+      await expect(doomed.writing).rejects.toThrow('refused');
+      expect(await count()).toBe(1);
+    } finally {
+      await store.close();
+    }
   });
 
   // close() waits for a read in flight before it closes the connections; the read gets its rows.
