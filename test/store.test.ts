@@ -196,6 +196,19 @@ describe('openStore', () => {
 
   // close() lets the file go at once: the next owner (a CLI command, a restarted server) can open it
   // while this process lives on.
+  it('refuses a second open of one database file in this process until the first is closed', async () => {
+    // DuckDB would give a second instance, whose checkpoint at close overwrites the first's commits.
+    const dir = tempDataDir('store-twice');
+    const first = await openStore({ dataDir: dir });
+    await first.write((tx) => tx.run('CREATE TABLE kept (n INTEGER); INSERT INTO kept VALUES (1)'));
+    await expect(openStore({ dataDir: dir })).rejects.toThrow(`${path.join(dir, 'reputation.duckdb')} is already open in this process: close that store first`);
+    await expect(openStore({ dataDir: `${dir}/` })).rejects.toThrow(/already open in this process/);
+    await first.close();
+    const again = await openStore({ dataDir: dir });
+    expect(await again.read('SELECT n FROM kept')).toEqual([{ n: 1 }]);
+    await again.close();
+  });
+
   it('close releases the database to another process', async () => {
     const store = await openStore({ dataDir: tempDataDir('close-release') });
     await store.read('SELECT 1');

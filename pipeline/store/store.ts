@@ -29,10 +29,24 @@ export interface StoreOptions {
 
 export const databaseFileName = 'reputation.duckdb';
 
+// Database files open in this process. DuckDB's lock is per process: a second opener here gets a
+// second instance, not a lock error, and whichever checkpoints last overwrites the other's
+// committed writes. So a second open of a file is refused, as another process's would be.
+const openFiles = new Set<string>();
+
 export async function openStore(options: StoreOptions): Promise<Store> {
   mkdirSync(options.dataDir, { recursive: true });
   const file = path.join(options.dataDir, databaseFileName);
-  const instance = await createInstance(file);
+  const key = path.resolve(file);
+  if (openFiles.has(key)) throw new Error(`${file} is already open in this process: close that store first`);
+  openFiles.add(key);
+  let instance: DuckDBInstance;
+  try {
+    instance = await createInstance(file);
+  } catch (err) {
+    openFiles.delete(key);
+    throw err;
+  }
 
   const writeConn = await instance.connect();
   try {
@@ -40,6 +54,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   } catch (err) {
     writeConn.closeSync();
     instance.closeSync();
+    openFiles.delete(key);
     throw err;
   }
   const writer = createGroupCommitWriter(writeConn);
@@ -57,11 +72,16 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       closed = true;
       await writer.drain();
       await pool.drain();
-      // A checkpoint folds the WAL into the file, so the next start replays nothing.
-      await writeConn.run('CHECKPOINT');
-      pool.closeAll();
-      writeConn.closeSync();
-      instance.closeSync();
+      // A checkpoint folds the WAL into the file, so the next start replays nothing. The file is
+      // let go even if it fails (DuckDB replays the WAL at the next start instead).
+      try {
+        await writeConn.run('CHECKPOINT');
+      } finally {
+        pool.closeAll();
+        writeConn.closeSync();
+        instance.closeSync();
+        openFiles.delete(key);
+      }
     },
   };
 }
