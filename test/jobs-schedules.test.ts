@@ -47,16 +47,19 @@ describe('an in-process schedule that never ran', () => {
   it('is due one interval after it was first set, also when another schedule changes meanwhile', async () => {
     const config = loadConfig({ DATA_DIR: tempDataDir('jobs-schedules-new-config'), SCORE_FULL_INTERVAL_SECONDS: '0' });
     for (const s of await listSchedules(store(), config)) await saveSchedule(store(), { ...s, everySeconds: null });
-    await saveSchedule(store(), { scheduleId: 'every-2s', jobName: 'score', jobData: {}, everySeconds: 2 });
+    await saveSchedule(store(), { scheduleId: 'every-3s', jobName: 'score', jobData: {}, everySeconds: 3 });
     const runner = startInProcessRunner({ store: store(), config, log: silentLogger, runs: createRunLog(store()) });
     try {
+      const set = Date.now();
       await runner.reloadSchedules();
-      await sleep(1200);
-      // Another schedule changes (a reload): the first keeps its phase, not two more seconds.
+      await sleep(2400);
+      // Another schedule changes (a reload): the first keeps its phase (due 3 s after it was set),
+      // where a fresh timer would make it due 3 s after the reload (5.4 s).
       await saveSchedule(store(), { scheduleId: 'other', jobName: 'export', jobData: {}, everySeconds: 3600 });
       await runner.reloadSchedules();
-      await sleep(1300);
-      expect(await store().read(`SELECT DISTINCT job_name FROM job_runs`)).toEqual([{ job_name: 'score' }]);
+      const ran = async () => (await store().read(`SELECT DISTINCT job_name FROM job_runs`)).map((r) => r.job_name);
+      while (Date.now() - set < 5000 && (await ran()).length === 0) await sleep(100);
+      expect(await ran()).toEqual(['score']);
     } finally {
       await runner.stop();
     }
