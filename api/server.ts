@@ -4,6 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signupUrlOf, type Config } from '../pipeline/config.ts';
+import { explainPortInUse } from '../pipeline/port-in-use.ts';
 import type { Logger } from '../pipeline/log.ts';
 import { openStore, type Store } from '../pipeline/store/store.ts';
 import { loadApiKeyIndex, type ApiKeyIndex } from './accounts.ts';
@@ -94,10 +95,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   } catch (err) {
     await Promise.all([stopListening(api), stopListening(admin), jobs.stop(), usage.close()]);
     await store.close();
-    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new Error(`port ${config.port} on ${config.host} is already in use: stop the other server or set PORT`);
-    }
-    throw err;
+    throw explainPortInUse(err, config.port, config.host, 'stop the other server or set PORT');
   }
   const url = `http://${config.host}:${(api.address() as AddressInfo).port}`;
   const adminUrl = `http://127.0.0.1:${(admin.address() as AddressInfo).port}`;

@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../pipeline/config.ts';
 import type { Logger } from '../pipeline/log.ts';
+import { explainPortInUse } from '../pipeline/port-in-use.ts';
 import { startDevnet, type Devnet } from '../devnet/index.ts';
 import { simulate, type Simulation } from '../devnet/simulate.ts';
 import type { DevnetCommandOptions } from './devnet-options.ts';
@@ -25,11 +26,7 @@ export async function startSimulatedDevnet(config: Config, opts: Omit<DevnetComm
   // history would: recency and active-day facts then read naturally.
   const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
   const devnet = await startDevnet({ port: config.devnetPort, genesisTime: new Date(today - (opts.days + 2) * DAY_MS + DAY_MS / 2) }).catch((err: unknown) => {
-    // ganache's own message names neither the setting nor what to do (as the API's port does in api/server.ts).
-    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new Error(`port ${config.devnetPort} on 127.0.0.1 is already in use: stop the other devnet or demo, or set DEVNET_PORT`);
-    }
-    throw err;
+    throw explainPortInUse(err, config.devnetPort, '127.0.0.1', 'stop the other devnet or demo, or set DEVNET_PORT');
   });
   const simulation = await simulate(devnet, { agents: opts.agents, payments: opts.payments, seed: opts.seed, days: opts.days, truthFile: opts.truth }).catch(
     async (err: unknown) => {
