@@ -40,21 +40,23 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const key = path.resolve(file);
   if (openFiles.has(key)) throw new Error(`${file} is already open in this process: close that store first`);
   openFiles.add(key);
-  let instance: DuckDBInstance;
   try {
-    instance = await createInstance(file);
+    return await openFile(file, options, () => openFiles.delete(key));
   } catch (err) {
     openFiles.delete(key);
     throw err;
   }
+}
 
+/** The store on `file`; `release` is called once it has let the file go at close. */
+async function openFile(file: string, options: StoreOptions, release: () => void): Promise<Store> {
+  const instance = await createInstance(file);
   const writeConn = await instance.connect();
   try {
     await applyMigrations(writeConn);
   } catch (err) {
     writeConn.closeSync();
     instance.closeSync();
-    openFiles.delete(key);
     throw err;
   }
   const writer = createGroupCommitWriter(writeConn);
@@ -80,7 +82,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         pool.closeAll();
         writeConn.closeSync();
         instance.closeSync();
-        openFiles.delete(key);
+        release();
       }
     },
   };
