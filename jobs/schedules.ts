@@ -27,15 +27,11 @@ export async function saveSchedule(store: Store, schedule: Omit<Schedule, 'every
 
 /** When the newest scheduled run of each job and input started (epoch ms), by jobKey. */
 export async function lastScheduledStarts(store: Store): Promise<Map<string, number>> {
+  // Oldest first: one input recorded in two key orders is two groups of JSON text and one jobKey,
+  // and the newer group is set last (as `jobs list` finds a schedule's last run).
   const rows = await store.read(
     `SELECT job_name, job_data::VARCHAR AS job_data, epoch_ms(max(started_at)) AS started
-       FROM job_runs WHERE trigger = 'schedule' GROUP BY ALL`,
+       FROM job_runs WHERE trigger = 'schedule' GROUP BY ALL ORDER BY started`,
   );
-  // One input recorded in two key orders is two groups of JSON text and one jobKey: the newest wins.
-  const starts = new Map<string, number>();
-  for (const r of rows) {
-    const key = jobKey(r.job_name as JobName, JSON.parse(String(r.job_data)) as JobData);
-    starts.set(key, Math.max(Number(r.started), starts.get(key) ?? -Infinity));
-  }
-  return starts;
+  return new Map(rows.map((r) => [jobKey(r.job_name as JobName, JSON.parse(String(r.job_data)) as JobData), Number(r.started)]));
 }
