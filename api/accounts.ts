@@ -2,7 +2,8 @@
 // requests are authenticated against an in-memory index of hashes loaded from the store at start
 // and updated after each committed write, so verification never waits on the database.
 import type { Store } from '../pipeline/store/store.ts';
-import { newId, newSecret, sha256Hex } from './secrets.ts';
+import { sqlFile } from '../pipeline/store/sql-files.ts';
+import { newId, newSecret, sha256Hex } from '../pipeline/secrets.ts';
 import { isPlanName, planNames, type PlanName } from './plans.ts';
 import { compileAllowlist, loadIpAllowlists, type IpAllowlist } from './security/ip-allowlist.ts';
 import { overrideColumns, overridesOf, type LimitOverrides } from './usage/limits.ts';
@@ -109,4 +110,18 @@ export async function createAccount(
   });
   index?.add(hash, { keyId, accountId, plan: input.plan, status: 'active' });
   return { id: accountId, api_key: apiKey, plan: input.plan, name };
+}
+
+export class UnknownAccountIdError extends Error {
+  override name = 'UnknownAccountIdError';
+}
+
+/** Changes an account's display name (shown on the verify page of its sessions). */
+export async function renameAccount(store: Store, accountId: string, name: string): Promise<{ id: string; name: string; plan: string }> {
+  return store.write(async (tx) => {
+    const [account] = await tx.all(sqlFile('identity/account_by_id'), [accountId]);
+    if (!account) throw new UnknownAccountIdError(`no account ${accountId}`);
+    await tx.run(sqlFile('identity/account_rename'), [accountId, name]);
+    return { id: accountId, name, plan: String(account.plan) };
+  });
 }

@@ -27,6 +27,10 @@ import { trustProxies, type ProxyTrust } from './security/client-address.ts';
 import type { RecordCache } from './reputation/cache.ts';
 import { HotLookup } from './reputation/hot-lookup.ts';
 import { signingKeyRoutes, signResponses, type ResponseSigner } from './security/signing.ts';
+import { createSessionRoutes, pollSessionRoutes } from './routes/sessions.ts';
+import { verifyRoutes } from './routes/verify.ts';
+import { kycWebhookRoutes } from './routes/kyc-webhooks.ts';
+import type { IdentityService } from '../identity/service.ts';
 
 export interface AppDeps {
   store: Store;
@@ -51,6 +55,8 @@ export interface AppDeps {
   ipRateLimits?: IpRateLimits;
   /** The per-key rate limiter of the /v1 routes; a fresh one otherwise. */
   keyLimiter?: RateLimiter;
+  /** The identity half: verification sessions, the verify page, KYC webhooks (identity/). */
+  identity: IdentityService;
 }
 
 /**
@@ -95,6 +101,16 @@ export function createApp(deps: AppDeps): Koa {
   app.use(errorMiddleware(deps.log));
   if (deps.ipRateLimits) app.use(ipRateLimit(new RateLimiter(deps.now ?? (() => new Date())), deps.ipRateLimits));
 
+  // The keyless identity surfaces, in a router of their own in front of the keyed one, so that no
+  // key layer can ever apply to them whatever is registered where: the verify page and its actions
+  // (the person verifying has no key), the session poll (the agent holds a poll secret, not the
+  // merchant's key) and the KYC vendor's webhook (signed). A request none of them matches goes on.
+  const keyless = new Router();
+  verifyRoutes(keyless, { identity: deps.identity, log: deps.log });
+  pollSessionRoutes(keyless, { identity: deps.identity, limiter: new RateLimiter(deps.now ?? (() => new Date())) });
+  kycWebhookRoutes(keyless, { identity: deps.identity, log: deps.log });
+  app.use(keyless.routes());
+
   // One router for the open routes and the /v1 ones behind the key: a router does its matching,
   // host check and middleware composition for every request it sees, so a second one in line
   // doubled that on every lookup. The /v1 middleware runs only for the /v1 routes it prefixes.
@@ -118,6 +134,7 @@ export function createApp(deps: AppDeps): Koa {
   batchRoutes(router, deps);
   statsRoutes(router, { stats });
   agentsRoutes(router, deps);
+  createSessionRoutes(router, { identity: deps.identity });
   app.use(router.routes());
   // Sets 405 (or 501 for a method no route knows) with the path's Allow header; the error
   // middleware turns either into 405 method_not_allowed, keeping Allow (RFC 9110 requires it).

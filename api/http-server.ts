@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from './errors.ts';
-import { newId } from './secrets.ts';
+import { newId } from '../pipeline/secrets.ts';
 
 export function createApiServer(handle: http.RequestListener): http.Server {
   // Host is checked below instead (RFC 9112: 400 for an HTTP/1.1 request without one), in our format.

@@ -3,7 +3,7 @@
 // finishes queued writes, checkpoints and closes the database.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { signupUrlOf, type Config } from '../pipeline/config.ts';
+import { publicBaseUrlOf, signupUrlOf, type Config } from '../pipeline/config.ts';
 import { explainPortInUse } from '../pipeline/port-in-use.ts';
 import type { Logger } from '../pipeline/log.ts';
 import { openStore, type Store } from '../pipeline/store/store.ts';
@@ -13,7 +13,7 @@ import { createApiServer } from './http-server.ts';
 import { loadOrCreateSigningKey, type ResponseSigner } from './security/signing.ts';
 import { createAdminApp } from './admin/app.ts';
 import { removeAdminFiles, writeAdminFiles } from './admin/files.ts';
-import { newSecret } from './secrets.ts';
+import { newSecret } from '../pipeline/secrets.ts';
 import { UsageMeter } from './usage/meter.ts';
 import { RecordCache } from './reputation/cache.ts';
 import { scoreStatus } from './reputation/record.ts';
@@ -21,6 +21,9 @@ import { startInProcessRunner } from '../jobs/in-process.ts';
 import { startBullmqRunner } from '../jobs/bullmq/owner-runner.ts';
 import { closeInterruptedRuns, createRunLog, type RunLog } from '../jobs/run-log.ts';
 import type { JobRunner } from '../jobs/runner.ts';
+import { IdentityService } from '../identity/service.ts';
+import { createKycProvider } from '../identity/kyc/from-config.ts';
+import { createNameScreening } from '../identity/screening.ts';
 
 export interface RunningServer {
   url: string;
@@ -33,6 +36,8 @@ export interface RunningServer {
   records: RecordCache;
   /** How many lookups the hot path answered without Koa (read by tests and the bench). */
   hotLookups(): number;
+  /** The identity half (sessions, operators, the verify page's actions). */
+  identity: IdentityService;
   close(): Promise<void>;
 }
 
@@ -77,6 +82,19 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   // The API's listener is made once the port is known (the signup URL's default has it: PORT=0
   // picks one at listen). Nothing reaches the server before: the listener is set in the same
   // turn as the listen completes, and connections are only read in a later one.
+  // verify_url, poll_url and agent_memory point at the service's own public address, known once
+  // the API listens (PORT=0 picks the port then).
+  let serviceBaseUrl = '';
+  const identity = new IdentityService({
+    store,
+    log: log.child('identity'),
+    provider: createKycProvider(config),
+    screening: createNameScreening(store),
+    serviceBaseUrl: () => serviceBaseUrl,
+    supportEmail: () => config.supportEmail ?? `support@${new URL(serviceBaseUrl).hostname}`,
+    freshnessDays: config.sanctionsFreshnessDays,
+    now: options.now,
+  });
   let listener: http.RequestListener | undefined;
   let hot: ReturnType<typeof createApiListener>['hot'];
   const api = createApiServer((req, res) => listener!(req, res));
@@ -86,7 +104,9 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
 
   try {
     await listen(api, config.port, config.host);
+    serviceBaseUrl = publicBaseUrlOf(config, (api.address() as AddressInfo).port);
     ({ listener, hot } = createApiListener({
+      identity,
       store, keys, log, signupUrl: signupUrlOf(config, (api.address() as AddressInfo).port), now: options.now, usage, redisUrl: config.redisUrl, signer, records, staleAfterSeconds,
       proxy: { hops: config.trustProxyHops, ipHeader: config.proxyIpHeader },
       ipRateLimits: { perMinute: config.ipRatePerMinute, perSecond: config.ipRatePerSecond },
@@ -112,6 +132,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     runs,
     records,
     hotLookups: () => hot?.answered ?? 0,
+    identity,
     close: () =>
       (closing ??= (async () => {
         removeAdminFiles(config.dataDir);

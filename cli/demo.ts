@@ -22,8 +22,21 @@ function demoSetting(name: 'DEMO_AGENTS' | 'DEMO_PAYMENTS', fallback: number): n
   if (!Number.isSafeInteger(value) || value < 1) throw new ConfigError(`invalid setting ${name}: must be a whole number of at least 1, got "${raw}"`);
   return value;
 }
-// The real OFAC address lists beside the project, when present (shared/data of this workspace).
+// The real OFAC address lists and the full SDN list of 2024-05-03 (its names, for name screening)
+// beside the project, when present (shared/data of this workspace); otherwise the 17-entry subset
+// of the SDN list shipped in devnet/fixtures, for both, so screening works in a bare clone.
 const sharedOfacLists = fileURLToPath(new URL('../../shared/data/ofac/address-lists-2024-09-27', import.meta.url));
+const sharedSdnNames = fileURLToPath(new URL('../../shared/data/ofac/sdn-2024-05-03.csv', import.meta.url));
+const shippedSdn = fileURLToPath(new URL('../devnet/fixtures/ofac-sdn-tiny/sdn.csv', import.meta.url));
+
+/** The sanctions sources the demo loads, unless the environment names its own list (and so its names). */
+function demoSanctionsSources(): Record<string, string> {
+  if (process.env.SANCTIONS_LIST_SOURCE) return {};
+  return {
+    SANCTIONS_LIST_SOURCE: existsSync(sharedOfacLists) ? sharedOfacLists : shippedSdn,
+    ...(process.env.SANCTIONS_NAMES_SOURCE ? {} : { SANCTIONS_NAMES_SOURCE: existsSync(sharedSdnNames) ? sharedSdnNames : shippedSdn }),
+  };
+}
 
 export async function runDemo(base: Config, log: Logger): Promise<void> {
   const started = Date.now();
@@ -38,7 +51,7 @@ export async function runDemo(base: Config, log: Logger): Promise<void> {
       // The devnet's registration files are served on loopback with a self-signed certificate.
       METADATA_ALLOW_PRIVATE_ADDRESSES: 'true',
       METADATA_CA_FILE: caFile,
-      ...(!process.env.SANCTIONS_LIST_SOURCE && existsSync(sharedOfacLists) ? { SANCTIONS_LIST_SOURCE: sharedOfacLists } : {}),
+      ...demoSanctionsSources(),
     },
     base.configFile ?? undefined,
   );
@@ -53,12 +66,19 @@ export async function runDemo(base: Config, log: Logger): Promise<void> {
 
   const lines = [`\nreputation demo: API on ${server.url}, devnet JSON-RPC on ${devnet.rpcUrl} (ready in ${Math.round((Date.now() - started) / 1000)} s)`, ''];
   const keys = new Map<string, string>();
+  const accounts = new Map<string, string>();
   for (const plan of planNames) {
-    const account = await createAccount(server.store, { plan, name: `demo ${plan}` }, server.keys);
+    const account = await createAccount(server.store, { plan, name: `Demo merchant (${plan})` }, server.keys);
     keys.set(plan, account.api_key);
+    accounts.set(plan, account.id);
     lines.push(`demo account ${account.id}  plan ${plan.padEnd(10)}  X-API-Key: ${account.api_key}`);
   }
   const [free, paid] = [keys.get('free'), keys.get('pro')];
+  const session = (await server.identity.createAgentSession(accounts.get('pro')!, { context: 'demo', productName: 'Demo weather report' })) as {
+    verify_url: string;
+    poll_url: string;
+    poll_secret: string;
+  };
   const { busiest, quietest, operator } = exampleAddresses(simulation.truth);
   const { totals } = simulation.truth;
   lines.push(
@@ -71,6 +91,12 @@ export async function runDemo(base: Config, log: Logger): Promise<void> {
     `  curl -s -H 'X-API-Key: ${paid}' '${server.url}/v1/reputation/${operator}?view=full&min_grade=D'`,
     `  curl -s ${server.url}/health`,
     `  npx reputation jobs list`,
+    '',
+    `Identity verification (the ${config.kycProvider} KYC provider): a session was created for the pro account; open its page, choose an outcome`,
+    '(a listed name such as "Daniel Moreno" is flagged for review), then poll for the one-time operator token:',
+    `  ${session.verify_url}`,
+    `  curl -s -H 'X-Poll-Secret: ${session.poll_secret}' ${session.poll_url}`,
+    `  curl -s -X POST -H 'X-API-Key: ${paid}' ${server.url}/v1/sessions    # another one`,
     '',
     'Ctrl-C stops the demo.',
     '',

@@ -13,6 +13,7 @@ import { registerSqlCommand } from './sql.ts';
 import { registerAllowlistCommand } from './allowlist.ts';
 import { registerLimitsCommand } from './limits.ts';
 import { registerUsageCommand } from './usage.ts';
+import { registerOperatorsCommand } from './operators.ts';
 import { UsageError } from './usage-error.ts';
 import { wholeNumber } from './whole-number.ts';
 import { runOperation } from './operations-client.ts';
@@ -66,6 +67,7 @@ registerJobCommands(program, config, log);
 registerImportCommand(program, config, log);
 registerSqlCommand(program, config);
 registerUsageCommand(program, config, log);
+registerOperatorsCommand(program, config, log);
 
 const accounts = program.command('accounts').description('manage API accounts');
 accounts
@@ -77,6 +79,16 @@ accounts
   .action(async (opts: { plan: string; name?: string; json?: boolean }) => {
     const created = await runOperation(config(), log, 'accounts.create', { plan: opts.plan, name: opts.name });
     printAccount(created as { id: string; api_key: string; plan: string }, Boolean(opts.json));
+  });
+accounts
+  .command('rename')
+  .description('change the display name of an account (the merchant name on the verify page of its sessions)')
+  .argument('<account>', 'the account id (acc_…)')
+  .requiredOption('--name <name>', 'the new display name (at most 200 characters)')
+  .option('--json', 'print the result as one JSON line')
+  .action(async (account: string, opts: { name: string; json?: boolean }) => {
+    const renamed = (await runOperation(config(), log, 'accounts.rename', { accountId: account, name: opts.name })) as { id: string; name: string; plan: string };
+    process.stdout.write(opts.json ? `${JSON.stringify(renamed)}\n` : `account ${renamed.id} (plan ${renamed.plan}) is now named "${renamed.name}"\n`);
   });
 registerAllowlistCommand(accounts, config, log);
 registerLimitsCommand(accounts, config, log);

@@ -12,7 +12,7 @@ import { parseAddress } from '../pipeline/address.ts';
 import { exportLatestRun } from '../pipeline/export/export-run.ts';
 import { fetchMetadataJob } from '../pipeline/metadata/fetch-metadata-job.ts';
 import { ListShrinkError, refreshSanctionsList } from '../pipeline/sanctions/load.ts';
-import { sanctionsSourceFromSetting } from '../pipeline/sanctions/source-setting.ts';
+import { namesSourceFromSettings, sanctionsSourceFromSetting } from '../pipeline/sanctions/source-setting.ts';
 import { jobInputs, type JobData, type JobName } from './definitions.ts';
 import { readFileSync } from 'node:fs';
 import type { JobProgress } from './run-log.ts';
@@ -43,14 +43,19 @@ const handlers: Record<JobName, Handler> = {
   score: (deps, data) => scoreJob(deps, data as { full?: boolean; address?: string }),
   'refresh-sanctions-list': async (deps, data) => {
     if (!deps.config.sanctionsListSource) throw new JobInputError('no sanctions list source: set SANCTIONS_LIST_SOURCE');
-    let source;
+    let source, names;
     try {
       source = sanctionsSourceFromSetting(deps.config.sanctionsListSource);
+      names = namesSourceFromSettings(deps.config.sanctionsListSource, deps.config.sanctionsNamesSource);
     } catch (err) {
       throw new JobInputError((err as Error).message);
     }
+    if (!names) {
+      // A folder of address lists has no names: screening has only what an earlier load left.
+      deps.log.child('sanctions').warn('no SDN names source, names not refreshed: set SANCTIONS_NAMES_SOURCE to an sdn.csv or sdn_advanced.xml');
+    }
     try {
-      return await refreshSanctionsList(deps, source, { allowShrink: data.allowShrink as boolean | undefined });
+      return await refreshSanctionsList(deps, source, { allowShrink: data.allowShrink as boolean | undefined, names: names ?? undefined });
     } catch (err) {
       // Trying again gives the same answer until the source changes or a person confirms it.
       if (err instanceof ListShrinkError) throw new JobInputError(err.message);

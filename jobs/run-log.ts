@@ -2,7 +2,7 @@
 // it ends (completed, failed, or retrying when BullMQ will try again); the row with the latest
 // time is the run's state. Live progress is kept in memory for `jobs status` while it runs.
 import type { Store } from '../pipeline/store/store.ts';
-import { newId } from '../api/secrets.ts';
+import { newId } from '../pipeline/secrets.ts';
 import type { JobData, JobName } from './definitions.ts';
 
 export type Trigger = 'schedule' | 'manual';

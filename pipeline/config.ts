@@ -73,6 +73,23 @@ const configSchema = z.object({
   metadataAllowPrivateAddresses: z.union([z.boolean(), z.stringbool()], { error: 'must be true or false (or 1/0, yes/no, on/off)' }).default(false),
   // An extra CA (PEM file) trusted for https registration files, e.g. the devnet's.
   metadataCaFile: z.string().min(1).optional(),
+  // Where the SDN names screened at verification come from when SANCTIONS_LIST_SOURCE has none
+  // (a folder of address lists): an sdn.csv (alt.csv beside it is read too) or sdn_advanced.xml.
+  sanctionsNamesSource: z.string().min(1).optional(),
+  // Identity (identity/): how long a clear name screening counts as clear (spec 8: 90 days).
+  sanctionsFreshnessDays: z.coerce.number().int().min(1).max(3650).default(90),
+  // The KYC vendor behind the verify page: the sandbox (outcomes chosen on the page) or Stripe Identity.
+  kycProvider: z.enum(['sandbox', 'stripe'], { error: 'must be sandbox or stripe' }).default('sandbox'),
+  // A restricted key: only those may read a verification's sensitive outputs (the date of birth).
+  stripeSecretKey: z
+    .string()
+    .regex(/^rk_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe restricted key (rk_…) with read access to Identity verification sessions and their sensitive results')
+    .optional(),
+  stripeWebhookSecret: z.string().regex(/^whsec_[A-Za-z0-9]+$/, 'must be a Stripe webhook signing secret (whsec_…)').optional(),
+  // Another address for Stripe's API (a local server speaking its protocol, in tests); unset: api.stripe.com.
+  stripeApiBase: httpUrl.optional(),
+  // Where flagged operators are told to write (next_steps contact_support); unset: support@ + PUBLIC_BASE_URL's host.
+  supportEmail: z.email({ error: 'must be an email address' }).optional(),
   chains: z.record(z.string().regex(/^[a-z0-9-]+$/, 'chain names are lowercase letters, digits and -'), chainSchema).default({}),
 });
 
@@ -115,6 +132,13 @@ const envNames = {
   metadataIpfsGateway: 'METADATA_IPFS_GATEWAY',
   metadataAllowPrivateAddresses: 'METADATA_ALLOW_PRIVATE_ADDRESSES',
   metadataCaFile: 'METADATA_CA_FILE',
+  sanctionsNamesSource: 'SANCTIONS_NAMES_SOURCE',
+  sanctionsFreshnessDays: 'SANCTIONS_FRESHNESS_DAYS',
+  kycProvider: 'KYC_PROVIDER',
+  stripeSecretKey: 'STRIPE_SECRET_KEY',
+  stripeWebhookSecret: 'STRIPE_WEBHOOK_SECRET',
+  stripeApiBase: 'STRIPE_API_BASE',
+  supportEmail: 'SUPPORT_EMAIL',
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -145,6 +169,10 @@ export function loadConfig(env: Env = process.env, configFile = env.REPUTATION_C
     throw new ConfigError(`invalid setting ${givenName(issue.path, fromFile, fromEnv, configFile)}: ${message}`);
   }
   const c = parsed.data;
+  if (c.kycProvider === 'stripe') {
+    const missing = (['stripeSecretKey', 'stripeWebhookSecret'] as const).filter((key) => c[key] === undefined);
+    if (missing.length > 0) throw new ConfigError(`KYC_PROVIDER stripe needs ${missing.map((key) => envNames[key]).join(' and ')}`);
+  }
   const chains = Object.fromEntries(Object.entries(c.chains).map(([name, chain]) => [name, { ...chain, name }]));
   return Object.freeze({
     ...c,
@@ -161,7 +189,12 @@ export function loadConfig(env: Env = process.env, configFile = env.REPUTATION_C
  * with PORT=0 the port the system picked, not 0.
  */
 export function signupUrlOf(config: Pick<Config, 'publicBaseUrl' | 'signupUrl'>, listeningPort: number): string {
-  return config.signupUrl ?? `${config.publicBaseUrl ?? `http://127.0.0.1:${listeningPort}`}/signup`;
+  return config.signupUrl ?? `${publicBaseUrlOf(config, listeningPort)}/signup`;
+}
+
+/** PUBLIC_BASE_URL, else the API on loopback at the port it listens on (see signupUrlOf). */
+export function publicBaseUrlOf(config: Pick<Config, 'publicBaseUrl'>, listeningPort: number): string {
+  return config.publicBaseUrl ?? `http://127.0.0.1:${listeningPort}`;
 }
 
 // What a bad number says instead of zod's defaults ("expected number, received NaN"); settings

@@ -9,6 +9,7 @@ import { silentLogger } from '../pipeline/log.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
 import { createAccount } from '../api/accounts.ts';
 import { createApp } from '../api/app.ts';
+import type { IdentityService } from '../identity/service.ts';
 import type { Store } from '../pipeline/store/store.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { freePort } from './helpers/free-port.ts';
@@ -627,7 +628,7 @@ describe('health: degraded and unhealthy', () => {
 
   // The public app over a given store, as startServer builds it, on a free port.
   async function serve(store: Store, redisUrl?: string, now?: () => Date) {
-    const app = createApp({ store, keys: { verify: () => ({ valid: false, code: 'missing' }) } as any, log: silentLogger, signupUrl: 'https://example.test/signup', redisUrl, now });
+    const app = createApp({ store, keys: { verify: () => ({ valid: false, code: 'missing' }) } as any, log: silentLogger, signupUrl: 'https://example.test/signup', redisUrl, now, identity: {} as IdentityService });
     const server = http.createServer(app.callback());
     servers.push(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

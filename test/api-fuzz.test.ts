@@ -21,7 +21,7 @@ import { importFile } from '../pipeline/import/import-file.ts';
 import type { ImportKind } from '../pipeline/import/kinds.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
 import { createAccount } from '../api/accounts.ts';
-import { sha256Hex } from '../api/secrets.ts';
+import { sha256Hex } from '../pipeline/secrets.ts';
 import { errorStatus } from '../api/errors.ts';
 import { changeIpAllowlist } from '../api/security/ip-allowlist.ts';
 import { encodeCursor } from '../api/routes/agents.ts';
@@ -305,6 +305,13 @@ function checkAnswer(req: FuzzRequest, answer: Answer): void {
   const op = /[^\x21-\x7e]/.test(req.path) ? undefined : operations.find((o) => o.operationId === req.documented);
   if (op) expect(Object.keys(op.responses), `${what}: status undocumented for ${op.path}`).toContain(String(answer.status));
   if (answer.status < 400 || req.method === 'HEAD') return;
+  // The verify page is for a person: its refusals are pages too (documented as text/html).
+  if (/^text\/html/.test(String(answer.headers['content-type']))) {
+    expect(req.path, what).toMatch(/^\/verify\//);
+    expect([400, 403, 404, 502], what).toContain(answer.status);
+    if (op) expect(op.responses[answer.status]?.contentType, `${what}: undocumented page for ${op.path}`).toBe('text/html');
+    return;
+  }
   expect(answer.headers['content-type'], what).toMatch(/^application\/json/);
   const body = JSON.parse(answer.body) as { error?: { code?: unknown; message?: unknown } };
   expect(Object.keys(body), what).toEqual(['error']);

@@ -8,7 +8,7 @@ import { openStore } from '../pipeline/store/store.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
 import { apiKeyPrefix, createAccount } from '../api/accounts.ts';
 import { runOperationIn } from '../api/admin/operations.ts';
-import { newId, newSecret } from '../api/secrets.ts';
+import { newId, newSecret } from '../pipeline/secrets.ts';
 import { tempDataDir } from './helpers/temp.ts';
 
 const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';

@@ -26,6 +26,22 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SCORE_FULL_INTERVAL_SECONDS: '-1' })).toThrow(/^invalid setting SCORE_FULL_INTERVAL_SECONDS: /);
   });
 
+  it('identity settings: the sandbox by default, Stripe only with a restricted key and a webhook secret', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ kycProvider: 'sandbox', sanctionsFreshnessDays: 90 });
+    expect(config.supportEmail).toBeUndefined();
+    expect(() => loadConfig({ KYC_PROVIDER: 'stripe' })).toThrow('KYC_PROVIDER stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET');
+    expect(() => loadConfig({ KYC_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'rk_test_abc' })).toThrow('KYC_PROVIDER stripe needs STRIPE_WEBHOOK_SECRET');
+    expect(() => loadConfig({ KYC_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_abc', STRIPE_WEBHOOK_SECRET: 'whsec_abc' })).toThrow(
+      /^invalid setting STRIPE_SECRET_KEY: must be a Stripe restricted key \(rk_…\)/,
+    );
+    expect(() => loadConfig({ STRIPE_WEBHOOK_SECRET: 'secret' })).toThrow(/^invalid setting STRIPE_WEBHOOK_SECRET: /);
+    expect(() => loadConfig({ KYC_PROVIDER: 'onfido' })).toThrow('invalid setting KYC_PROVIDER: must be sandbox or stripe');
+    expect(loadConfig({ KYC_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'rk_live_abc', STRIPE_WEBHOOK_SECRET: 'whsec_abc' }).kycProvider).toBe('stripe');
+    expect(() => loadConfig({ SANCTIONS_FRESHNESS_DAYS: '0' })).toThrow('invalid setting SANCTIONS_FRESHNESS_DAYS: must be at least 1');
+    expect(() => loadConfig({ SUPPORT_EMAIL: 'nobody' })).toThrow('invalid setting SUPPORT_EMAIL: must be an email address');
+  });
+
   it('enables a chain by its RPC URL and fills the rest from the shipped profile', () => {
     const { chains } = loadConfig({ RPC_URL_BASE: 'https://base.example/rpc' });
     expect(chains.base).toMatchObject({

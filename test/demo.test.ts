@@ -50,6 +50,11 @@ describe('npm run demo', () => {
       const operator = run(curls[3]!);
       expect(operator).toMatchObject({ model_version: 'v1', decision: { policy: { min_grade: 'D' } }, identity: { registered_agent: true } });
       expect(out).toMatch(/Simulated: 40 ERC-8004 agents, 300 x402 payments/);
+      // The verification session it made: its page names the merchant, its poll answers pending.
+      const verifyUrl = out.split('\n').map((l) => l.trim()).find((l) => /^http:\/\/\S+\/verify\/sess_/.test(l))!;
+      expect(await (await fetch(verifyUrl)).text()).toContain('Demo merchant (pro)');
+      const polled = run(curls.find((c) => c.includes('X-Poll-Secret'))!);
+      expect(polled).toMatchObject({ session_id: verifyUrl.split('/').pop(), status: 'pending', next_steps: { action: 'continue_polling' } });
     } finally {
       demo.child.kill('SIGINT');
     }

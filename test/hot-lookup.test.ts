@@ -12,7 +12,7 @@ import type { Store } from '../pipeline/store/store.ts';
 import { UsageMeter } from '../api/usage/meter.ts';
 import { changeIpAllowlist, compileAllowlist } from '../api/security/ip-allowlist.ts';
 import { cycleAt } from '../api/usage/cycle.ts';
-import { sha256Hex } from '../api/secrets.ts';
+import { sha256Hex } from '../pipeline/secrets.ts';
 import { importFile } from '../pipeline/import/import-file.ts';
 import type { PlanName } from '../api/plans.ts';
 import { repoRoot } from './helpers/cli.ts';

@@ -5,7 +5,7 @@ import Koa from 'koa';
 import { ApiError } from '../errors.ts';
 import { errorMiddleware } from '../middleware/errors.ts';
 import { jsonBody } from '../middleware/json-body.ts';
-import { secretsEqual } from '../secrets.ts';
+import { secretsEqual } from '../../pipeline/secrets.ts';
 import { isOperationName, runOperationIn, type OperationContext, type OperationName } from './operations.ts';
 import { OperationInputError } from './operation-input-error.ts';
 import { QueueUnavailableError } from '../../jobs/bullmq/connection.ts';

@@ -3,7 +3,8 @@
 // output is the same either way.
 import { OperationInputError } from './operation-input-error.ts';
 import { z } from 'zod';
-import { createAccount, type ApiKeyIndex } from '../accounts.ts';
+import { createAccount, renameAccount, UnknownAccountIdError, type ApiKeyIndex } from '../accounts.ts';
+import { flaggedSessions, reviewFlagged, SessionStateError, UnknownSessionError } from '../../identity/sessions.ts';
 import { planNames } from '../plans.ts';
 import { AllowlistEntryError, AllowlistRefusedError, changeIpAllowlist } from '../security/ip-allowlist.ts';
 import { JobInputError } from '../../jobs/handlers.ts';
@@ -30,6 +31,34 @@ export const operations = {
     input: z.object({ plan: z.enum(planNames), name: z.string().min(1).max(200).optional() }),
     run: (ctx: OperationContext, args: { plan: (typeof planNames)[number]; name?: string }) =>
       createAccount(ctx.store, args, ctx.keys),
+  },
+  'accounts.rename': {
+    input: z.object({ accountId: z.string().min(1), name: z.string().trim().min(1).max(200) }),
+    run: async (ctx: OperationContext, args: { accountId: string; name: string }) => {
+      try {
+        return await renameAccount(ctx.store, args.accountId, args.name);
+      } catch (err) {
+        if (err instanceof UnknownAccountIdError) throw new OperationInputError(err.message);
+        throw err;
+      }
+    },
+  },
+  // Flagged verification sessions waiting for a person's review, and the review itself.
+  'operators.flagged': {
+    input: z.object({}),
+    run: (ctx: OperationContext) => flaggedSessions(ctx.store),
+  },
+  'operators.review': {
+    input: z.object({ sessionId: z.string().min(1), decision: z.enum(['cleared', 'confirmed']) }),
+    run: async (ctx: OperationContext, args: { sessionId: string; decision: 'cleared' | 'confirmed' }) => {
+      try {
+        const session = await reviewFlagged(ctx.store, args.sessionId, args.decision, new Date());
+        return { session_id: session.id, status: session.stored, review_decision: session.reviewDecision, operator_id: session.operatorId };
+      } catch (err) {
+        if (err instanceof SessionStateError || err instanceof UnknownSessionError) throw new OperationInputError(err.message);
+        throw err;
+      }
+    },
   },
   // Sets (cidrs non-empty), clears (cidrs: []) or shows (no cidrs) the IP allowlist of one key or
   // of every active key of an account; setting one needs an enterprise account.

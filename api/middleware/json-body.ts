@@ -1,11 +1,12 @@
 // JSON request bodies (@koa/bodyparser), for the routes that take one: a body over `limit` is 413
 // `payload_too_large`, a body that is not `application/json` is 415 `unsupported_media_type`, a
-// missing or malformed one 400 `bad_request`.
+// malformed one 400 `bad_request`, and so is a missing one unless the route takes none (`optional`:
+// the body is then `{}`, for routes whose fields are all optional).
 import { bodyParser } from '@koa/bodyparser';
 import type { Middleware } from 'koa';
 import { ApiError } from '../errors.ts';
 
-export function jsonBody(limit = '32kb'): Middleware {
+export function jsonBody(limit = '32kb', options: { optional?: boolean } = {}): Middleware {
   const parse = bodyParser({
     enableTypes: ['json'],
     jsonLimit: limit,
@@ -16,7 +17,11 @@ export function jsonBody(limit = '32kb'): Middleware {
     },
   });
   return async (ctx, next) => {
-    if (!ctx.request.length && !ctx.get('Transfer-Encoding')) throw new ApiError('bad_request', 'a JSON body is required');
+    if (!ctx.request.length && !ctx.get('Transfer-Encoding')) {
+      if (!options.optional) throw new ApiError('bad_request', 'a JSON body is required');
+      (ctx.request as { body?: unknown }).body = {};
+      return next();
+    }
     if (!ctx.is('application/json')) throw new ApiError('unsupported_media_type', 'send the body as Content-Type: application/json');
     await parse(ctx, next);
   };

@@ -1,6 +1,6 @@
 // Every response carries an X-Request-Id (time-sortable `req_…`) that also appears in our logs.
 import type { Middleware } from 'koa';
-import { newId } from '../secrets.ts';
+import { newId } from '../../pipeline/secrets.ts';
 
 // Not async: a middleware with nothing to do after next() returns next()'s promise rather than
 // awaiting it (here and in the /v1 middleware), as an async frame per layer is measurable on the

@@ -79,11 +79,13 @@ function operationSection(method: string, path: string, op: Json): string {
   }
   parts.push('<h3>Responses</h3><table><tr><th>Status</th><th>Meaning</th><th>Body</th><th>Headers</th></tr>');
   for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
-    const [type, media] = Object.entries(response.content as Record<string, Json>)[0]!;
+    // A redirect (303) has no content.
+    const [type, media] = Object.entries((response.content ?? {}) as Record<string, Json>)[0] ?? [];
     const headers = Object.keys(response.headers ?? {})
       .map((h) => `<a href="#${esc(anchor('header', h))}"><code>${esc(h)}</code></a>`)
       .join(' ');
-    parts.push(`<tr><td class="status">${esc(status)}</td><td>${esc(response.description)}</td><td>${bodyText(type, media.schema)}</td><td>${headers}</td></tr>`);
+    const body = type && media ? bodyText(type, media.schema) : 'none';
+    parts.push(`<tr><td class="status">${esc(status)}</td><td>${esc(response.description)}</td><td>${body}</td><td>${headers}</td></tr>`);
   }
   parts.push('</table></section>');
   return parts.join('\n');

@@ -88,7 +88,7 @@ function responseBodies() {
 }
 
 function operationObject(op: Operation, bodyJson: (body: z.ZodType) => Json): Json {
-  const parameters = [...parametersOf(op.request.params, 'path'), ...parametersOf(op.request.query, 'query')];
+  const parameters = [...parametersOf(op.request.params, 'path'), ...parametersOf(op.request.query, 'query'), ...parametersOf(op.request.headers, 'header')];
   return {
     operationId: op.operationId,
     summary: op.summary,
@@ -96,20 +96,29 @@ function operationObject(op: Operation, bodyJson: (body: z.ZodType) => Json): Js
     tags: [op.tag],
     security: op.apiKey ? [{ ApiKey: [] }] : [],
     ...(parameters.length ? { parameters } : {}),
-    ...(op.request.body ? { requestBody: { required: true, content: { 'application/json': { schema: inputSchema(op.request.body) } } } } : {}),
+    ...requestBodyOf(op),
     responses: Object.fromEntries(Object.entries(op.responses).map(([status, r]) => [status, responseObject(r, bodyJson)])),
   };
 }
 
+function requestBodyOf(op: Operation): Json {
+  const { body, bodyType, bodyOptional } = op.request;
+  if (!body && !bodyType) return {};
+  const schema = body ? inputSchema(body) : { type: 'string', format: 'binary' };
+  return { requestBody: { required: !bodyOptional, content: { [bodyType ?? 'application/json']: { schema } } } };
+}
+
 function responseObject(response: ResponseDoc, bodyJson: (body: z.ZodType) => Json): Json {
   const headers = Object.fromEntries(response.headers.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+  // A redirect has no body to describe.
+  if (!response.body && !response.contentType) return { description: response.description, headers };
   const contentType = response.contentType ?? 'application/json';
   const schema = response.body ? bodyJson(response.body) : { type: 'string' };
   return { description: response.description, headers, content: { [contentType]: { schema } } };
 }
 
 /** One parameter per property of the handler's zod object; its description moves up to the parameter. */
-function parametersOf(schema: z.ZodObject | undefined, location: 'path' | 'query'): Json[] {
+function parametersOf(schema: z.ZodObject | undefined, location: 'path' | 'query' | 'header'): Json[] {
   if (!schema) return [];
   const json = inputSchema(schema) as { properties?: Record<string, Json>; required?: string[] };
   return Object.entries(json.properties ?? {}).map(([name, property]) => {

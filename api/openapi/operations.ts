@@ -10,6 +10,9 @@ import { batchRequestSchema } from '../routes/batch.ts';
 import { browseQuerySchema, identifiedQuerySchema } from '../routes/legacy.ts';
 import { addressParamsSchema, reputationQuerySchema } from '../routes/reputation.ts';
 import { signingKeyPath } from '../security/signing.ts';
+import { createSessionSchema, pollHeadersSchema, sessionParamsSchema } from '../routes/sessions.ts';
+import { sandboxFormSchema } from '../routes/verify.ts';
+import { stripeWebhookPath } from '../routes/kyc-webhooks.ts';
 import * as s from './schemas.ts';
 
 export type HeaderName = keyof typeof responseHeaders;
@@ -28,6 +31,8 @@ export const responseHeaders = {
   'X-Signature': { description: 'Enterprise keys: base64 Ed25519 signature of `${X-Signature-Timestamp}.` + the body bytes.', type: 'string' },
   'X-Signature-Timestamp': { description: 'Enterprise keys: Unix seconds when the response was signed.', type: 'string' },
   'X-Signature-Key-Id': { description: `Enterprise keys: the key id of the signing key (see GET ${signingKeyPath}).`, type: 'string' },
+  Location: { description: 'Where the browser goes next (303 See Other).', type: 'string' },
+  'Content-Security-Policy': { description: "The verify page's policy: no script, no third-party asset, its own inline style only, forms to itself, never in a frame.", type: 'string' },
 } as const;
 
 export interface ResponseDoc {
@@ -40,10 +45,12 @@ export interface ResponseDoc {
   errorCodes?: readonly ErrorCode[];
 }
 
-export type Tag = 'reputation' | 'agents' | 'stats' | 'legacy' | 'service';
+export type Tag = 'reputation' | 'identity' | 'verify' | 'agents' | 'stats' | 'legacy' | 'service';
 
 export const tags: Record<Tag, string> = {
   reputation: 'Reputation records of wallet addresses (X-API-Key; each address looked up is one call).',
+  identity: 'Verification sessions: a merchant creates one (X-API-Key, plans with sessions) for an agent without an identity; the agent polls it with its poll secret (no key) until it receives a one-time operator token. Free of quota.',
+  verify: "The verify page a person opens from a session's verify_url, its actions, and the KYC vendor's webhook. No key: the session id in the URL, or the vendor's signature, is the credential.",
   agents: 'Registered ERC-8004 agents (X-API-Key; free of quota).',
   stats: 'Aggregate statistics of the newest scoring run (X-API-Key; free of quota).',
   legacy: 'Open endpoints of the first version: no key, free, cached 5 minutes, rate limited per client address. Prefer /v1 for new use.',
@@ -60,8 +67,16 @@ export interface Operation {
   tag: Tag;
   /** True for the /v1 routes behind X-API-Key. */
   apiKey: boolean;
-  /** The very schemas the handler parses its input with. */
-  request: { params?: z.ZodObject; query?: z.ZodObject; body?: z.ZodType };
+  /** The very schemas the handler parses its input with (a body is JSON unless `bodyType` says otherwise). */
+  request: {
+    params?: z.ZodObject;
+    query?: z.ZodObject;
+    headers?: z.ZodObject;
+    body?: z.ZodType;
+    bodyType?: 'application/x-www-form-urlencoded' | 'application/octet-stream';
+    /** A body the route can do without (all its fields optional). */
+    bodyOptional?: boolean;
+  };
   responses: Readonly<Record<number, ResponseDoc>>;
 }
 
@@ -161,6 +176,39 @@ export const operations: readonly Operation[] = [
     },
   },
   {
+    method: 'post',
+    path: '/v1/sessions',
+    operationId: 'createSession',
+    summary: 'Create a verification session',
+    description:
+      'Plans with sessions (paid). For an agent that has neither wallet nor credential: the answer has verify_url (for the person) and the poll secret (for the agent, shown once). ' +
+      'The body is optional; return_url and payment-method fields are refused by name. The merchant name on the page is the account\'s display name (reputation accounts rename). Free of quota.',
+    tag: 'identity',
+    apiKey: true,
+    request: { body: createSessionSchema, bodyOptional: true },
+    responses: {
+      200: ok('A pending session with its secrets, next_steps (deliver_verify_url_and_poll) and agent_memory (Cache-Control: no-store).', s.sessionCreated, [...rateHeaders, 'Cache-Control', ...signed]),
+      ...errors(['bad_request', 'payment_required', 'payload_too_large', 'unsupported_media_type', 'unavailable', ...keyErrors], { apiKey: true }),
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/sessions/{session_id}',
+    operationId: 'pollSession',
+    summary: 'Poll a verification session',
+    description:
+      'No API key: the agent sends X-Poll-Secret. Every 5 seconds at most; 30 polls a minute per client address. The operator token is in exactly one answer ' +
+      '(the first poll after verification); later polls answer consumed. An unknown session and a wrong secret get the same 401.',
+    tag: 'identity',
+    apiKey: false,
+    request: { params: sessionParamsSchema, headers: pollHeadersSchema },
+    responses: {
+      200: ok('The session now, with its next_steps (Cache-Control: no-store).', s.sessionPoll, [...rateHeaders, 'Cache-Control']),
+      ...errors(['unauthorized', 'rate_limited', 'unavailable', 'internal_error'], { apiKey: false, perIp: true }),
+    },
+  },
+  ...verifyPage(),
+  {
     method: 'get',
     path: '/v1/stats',
     operationId: 'getStats',
@@ -255,6 +303,75 @@ export const operations: readonly Operation[] = [
     },
   },
 ];
+
+function verifyPage(): Operation[] {
+  const page = (description: string): ResponseDoc => ({ description, contentType: 'text/html', headers: ['X-Request-Id', 'Content-Security-Policy', 'Cache-Control', ...rateHeaders] });
+  const params = { params: sessionParamsSchema };
+  const limited = errors(['rate_limited', 'internal_error'], { apiKey: false, perIp: true });
+  return [
+    {
+      method: 'get',
+      path: '/verify/{session_id}',
+      operationId: 'verifyPage',
+      summary: 'The verify page',
+      description:
+        "What the person sees: the merchant and product, what will be checked and what the merchant will see, then the session's state: the sandbox form or the vendor's start link " +
+        '(pending), complete (verified, consumed), failed (with a retry while possible), flagged (manual review) or expired. Readable on a phone; no script.',
+      tag: 'verify',
+      apiKey: false,
+      request: params,
+      responses: { 200: page('The page.'), 404: page('No such session.'), ...limited },
+    },
+    {
+      method: 'post',
+      path: '/verify/{session_id}',
+      operationId: 'submitSandboxVerification',
+      summary: 'The sandbox outcome (KYC_PROVIDER sandbox)',
+      description: "The sandbox form: the outcome and, for verified, the facts and a name to screen (a listed name leads to flagged). Then back to the page. Refused from another site's page.",
+      tag: 'verify',
+      apiKey: false,
+      request: { ...params, body: sandboxFormSchema, bodyType: 'application/x-www-form-urlencoded' },
+      responses: {
+        303: { description: 'Recorded (or the session had moved on): back to the page.', headers: ['X-Request-Id', 'Location', ...rateHeaders] },
+        400: page('The form is incomplete: the page again, with the problem.'),
+        403: page('A post from another site.'),
+        404: page('No such session.'),
+        ...limited,
+      },
+    },
+    {
+      method: 'get',
+      path: '/verify/{session_id}/start',
+      operationId: 'startHostedVerification',
+      summary: "Start the vendor's verification (KYC_PROVIDER stripe)",
+      description: "Starts an attempt (a new one after a failure; the open one again while pending) and sends the browser to the vendor's hosted page, which returns it to the verify page.",
+      tag: 'verify',
+      apiKey: false,
+      request: params,
+      responses: {
+        303: { description: "To the vendor's page, or back to the verify page when the session is not pending or failed with a retry left.", headers: ['X-Request-Id', 'Location', 'Cache-Control', ...rateHeaders] },
+        502: page('The vendor could not be reached: a page saying so.'),
+        ...limited,
+      },
+    },
+    {
+      method: 'post',
+      path: stripeWebhookPath,
+      operationId: 'stripeIdentityWebhook',
+      summary: 'Stripe Identity webhook',
+      description:
+        'identity.verification_session.* events, verified by their Stripe-Signature (timestamped HMAC, 5-minute window) before anything is read. Every verified delivery is acknowledged; ' +
+        'one that changes nothing (redelivered, replayed, for a finished or stale attempt) says applied: false. 404 when KYC_PROVIDER is not stripe.',
+      tag: 'verify',
+      apiKey: false,
+      request: { bodyType: 'application/octet-stream' },
+      responses: {
+        200: ok('Received.', s.webhookAck, []),
+        ...errors(['bad_request', 'not_found', 'payload_too_large', 'internal_error'], { apiKey: false }),
+      },
+    },
+  ];
+}
 
 function legacy(): Operation[] {
   // Limited per client address (no key): the rate-limit headers on every answer, 429 rate_limited.

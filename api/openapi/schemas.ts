@@ -398,6 +398,89 @@ export const signingKey = z.strictObject({
 
 export const signup = z.strictObject({ message: z.string(), plans: z.array(z.enum(planNames)) });
 
+// ---- identity: verification sessions (spec 2.3, 2.5, 2.6, 3.1) -------------------------------
+
+const userMessage = z.string().meta({ description: 'a sentence the agent can show its user as it is' });
+const nextStepsOf = <A extends string, F extends z.ZodRawShape>(action: A, fields: F) => z.strictObject({ action: z.literal(action), ...fields });
+
+const deliverVerifyUrlAndPoll = nextStepsOf('deliver_verify_url_and_poll', {
+  poll_interval_seconds: z.literal(5),
+  poll_secret_header: z.literal('X-Poll-Secret'),
+  steps: z.array(z.string()),
+  user_message: userMessage,
+});
+
+export const agentMemory = z
+  .strictObject({
+    pattern_summary: z.string(),
+    identity_check_endpoint: z.string().meta({ description: "this service's own public address (PUBLIC_BASE_URL), never a merchant's" }),
+    identity_paths: z.strictObject({
+      operator_token: z.strictObject({ header: z.literal('X-Operator-Token'), use: z.string() }),
+      wallet: z.strictObject({ header: z.literal('X-Wallet-Address'), use: z.string() }),
+    }),
+    bootstrap: z.strictObject({
+      on_denial: z.string(),
+      give_user: z.literal('verify_url'),
+      poll: z.string(),
+      poll_secret_header: z.literal('X-Poll-Secret'),
+      poll_interval_seconds: z.literal(5),
+    }),
+    do_not_persist_in_memory: z.array(z.enum(['operator_token', 'poll_secret'])),
+    persist_in_credential_store: z.array(z.literal('operator_token')),
+  })
+  .meta({ description: 'Spec 2.5: what an agent with long-term memory may keep (the pattern), and the secrets it must not.' });
+
+export const sessionCreated = z.strictObject({
+  session_id: z.string().meta({ description: 'sess_…; the only thing verify_url and poll_url carry' }),
+  status: z.literal('pending'),
+  poll_secret: z.string().meta({ description: 'pls_…; shown once; send it as X-Poll-Secret, never in a URL' }),
+  verify_url: z.string().meta({ description: 'the page to give the user' }),
+  poll_url: z.string(),
+  expires_at: isoTime.meta({ description: 'one hour after creation' }),
+  next_steps: deliverVerifyUrlAndPoll,
+  agent_memory: agentMemory,
+});
+
+const polled = <S extends string, F extends z.ZodRawShape>(status: S, fields: F) => z.strictObject({ session_id: z.string(), status: z.literal(status), ...fields });
+
+export const sessionPoll = z
+  .union([
+    polled('pending', {
+      expires_at: isoTime,
+      retry_after_seconds: z.literal(5),
+      next_steps: nextStepsOf('continue_polling', { poll_interval_seconds: z.literal(5), eta_message: z.string() }),
+    }),
+    polled('verified', {
+      operator_token: z.string().meta({ description: 'opc_…; in this one answer only: store it in a credential store' }),
+      completed_at: isoTime,
+      token_ttl_seconds: z.literal(86400),
+      token_expires_at: isoTime,
+      next_steps: nextStepsOf('retry_merchant_request_with_operator_token', { header_name: z.literal('X-Operator-Token'), user_message: userMessage }),
+    }),
+    polled('consumed', {
+      completed_at: isoTime,
+      next_steps: nextStepsOf('use_stored_operator_token', { header_name: z.literal('X-Operator-Token'), user_message: userMessage }),
+    }),
+    polled('expired', { expires_at: isoTime, next_steps: nextStepsOf('create_new_session', { user_message: userMessage }) }),
+    polled('failed', {
+      failure_code: z.string().optional().meta({ description: "the vendor's reason, e.g. document_unverified_other, selfie_mismatch" }),
+      next_steps: nextStepsOf('verification_failed', {
+        user_message: userMessage,
+        retry_until: isoTime.optional().meta({ description: 'the user may try again on the same page until then (keep polling)' }),
+        poll_interval_seconds: z.literal(5).optional(),
+      }),
+    }),
+    polled('flagged', {
+      next_steps: nextStepsOf('contact_support', { support_email: z.string(), support_subject: z.string(), user_message: userMessage }),
+    }),
+  ])
+  .meta({ description: 'Spec 2.3 / 3.1: the session at the time of the poll; next_steps.action says what to do.' });
+
+export const webhookAck = z.strictObject({
+  received: z.literal(true),
+  applied: z.boolean().meta({ description: 'false for a delivery that changed nothing (a redelivery, a replay, a finished or stale attempt, an event without a result)' }),
+});
+
 /** The document itself: checked in depth by the OpenAPI validator in the tests, not here. */
 export const openApiDocument = z.looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) });
 
@@ -421,4 +504,7 @@ export const namedSchemas = {
   Health: health,
   SigningKey: signingKey,
   Signup: signup,
+  SessionCreated: sessionCreated,
+  SessionPoll: sessionPoll,
+  AgentMemory: agentMemory,
 } as const;

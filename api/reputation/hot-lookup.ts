@@ -14,7 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseAddress } from '../../pipeline/address.ts';
 import type { ApiKeyIndex } from '../accounts.ts';
 import { hasEntitlement } from '../plans.ts';
-import { newId } from '../secrets.ts';
+import { newId } from '../../pipeline/secrets.ts';
 import { planSignsResponses, type ResponseSigner } from '../security/signing.ts';
 import { accountLimits } from '../usage/limits.ts';
 import { quotaHeaders, type UsageMeter } from '../usage/meter.ts';

@@ -1,5 +1,6 @@
 // Per-IP rate limits on the routes that take no key, so a client without one cannot hammer them:
-// the legacy /api/v1 endpoints (spec 4.11), the OpenAPI document and its /docs page. The same
+// the legacy /api/v1 endpoints (spec 4.11), the OpenAPI document and its /docs page, and the verify
+// page with its actions (the session poll has a limit of its own, api/routes/sessions.ts). The same
 // fixed per-minute and per-second windows, headers and 429 rate_limited with Retry-After as the
 // per-key limits (./rate-limit.ts), keyed by the client's address: ctx.ip, the TCP peer, or behind
 // trusted proxies the forwarded one (api/security/client-address.ts). An IPv6 client is counted
@@ -16,7 +17,7 @@ export interface IpRateLimits {
 
 /** The keyless routes that are limited (unknown paths under /api/ too, so scanning them counts). */
 export function isIpLimitedPath(path: string): boolean {
-  return path.startsWith('/api/') || path === '/openapi.json' || path === '/docs';
+  return path.startsWith('/api/') || path === '/openapi.json' || path === '/docs' || path.startsWith('/verify/');
 }
 
 /** What one client is counted under: the IPv4 address, or the /64 of an IPv6 one. */

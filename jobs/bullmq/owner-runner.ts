@@ -20,7 +20,7 @@ import type { Redis } from 'ioredis';
 import { closeWithinGrace, produce, producerConnection, queueNames, workerConnection } from './connection.ts';
 import { remoteChunkFetcher } from './remote-fetcher.ts';
 import { createProducers } from './producers.ts';
-import { newId } from '../../api/secrets.ts';
+import { newId } from '../../pipeline/secrets.ts';
 import { startIoWorker } from './io-worker.ts';
 import { workKeys, workLocks } from '../work-locks.ts';
 

@@ -7,7 +7,7 @@
 // keys and record the import. Either the import and all its rows commit, or nothing does.
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { newId } from '../../api/secrets.ts';
+import { newId } from '../secrets.ts';
 import type { Logger } from '../log.ts';
 import type { WriteTx } from '../store/group-commit.ts';
 import { sqlFile } from '../store/sql-files.ts';

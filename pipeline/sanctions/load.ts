@@ -1,36 +1,35 @@
 // refresh-sanctions-list: reads a source, and when its content hash differs from the last load,
-// replaces sanctioned_addresses whole and records the load, in one transaction. Everything that
-// can fail (reading, parsing, an empty result) happens before that transaction, and the
-// transaction itself commits all or nothing, so a failed refresh leaves the previous list.
+// replaces sanctioned_addresses whole and records the load, in one transaction. With a names
+// source too, the SDN names are read the same way and, in the same transaction, replaced when
+// their own source's hash changed (pipeline/sanctions/load-names.ts). Everything that can fail
+// (reading, parsing, an empty result) happens before that transaction, and the transaction itself
+// commits all or nothing, so a failed refresh leaves the previous addresses and names.
 //
-// A list that drops more than a tenth of the loaded addresses is refused unless the caller
-// confirms it (allowShrink): a file cut short at a line boundary (a text list, or sdn.csv without
-// its trailing Ctrl-Z) parses as a shorter list, and loading it would clear real hits. Real
-// delistings of that size are rare and worth a person's look; until then the previous list,
-// which errs on the side of a hit, stays.
+// A list that drops more than a tenth of the loaded addresses (or names) is refused unless the
+// caller confirms it (allowShrink; pipeline/sanctions/sharp-drop.ts says why).
 import { dateValue, timestampValue, type DuckDBValue } from '@duckdb/node-api';
 import type { Store } from '../store/store.ts';
 import { sqlFile } from '../store/sql-files.ts';
 import type { Logger } from '../log.ts';
 import type { ListedAddress } from './listing.ts';
+import type { ListedName } from './listed-name.ts';
 import { familyOfListed, listingKey, type SanctionsFamily } from './address-family.ts';
-import { readListings, type SanctionsSource } from './read-listings.ts';
+import { readListings, type SanctionsSource, type SourceListings } from './read-listings.ts';
+import { readNames, type NamesSource, type SourceNames } from './read-names.ts';
+import { namesToLoad, replaceNamesIfChanged, type NamesRefreshResult } from './load-names.ts';
 import { defaultSourceLimits, type SourceLimits } from './read-source.ts';
+import { refuseSharpDrop } from './sharp-drop.ts';
 
 export type { SanctionsSource } from './read-listings.ts';
-
-/** The share of the loaded addresses a refresh may drop without allowShrink. */
-export const maxUnconfirmedDrop = 0.1;
+export type { NamesSource } from './read-names.ts';
+export { ListShrinkError, maxUnconfirmedDrop } from './sharp-drop.ts';
 
 export interface RefreshOptions {
   limits?: SourceLimits;
-  /** Load the list even when it drops more than maxUnconfirmedDrop of the loaded addresses. */
+  /** Load the list even when it drops more than maxUnconfirmedDrop of the loaded addresses or names. */
   allowShrink?: boolean;
-}
-
-/** A refresh refused because the new list drops too many of the loaded addresses. */
-export class ListShrinkError extends Error {
-  override name = 'ListShrinkError';
+  /** Where the SDN names come from; without it the names are left as they are. */
+  names?: NamesSource;
 }
 
 export interface RefreshResult {
@@ -40,6 +39,8 @@ export interface RefreshResult {
   /** Distinct SDN entries with at least one address (entries the source does not name are not counted). */
   entryCount: number;
   sha256: string;
+  /** The names half, when a names source was given. */
+  names?: NamesRefreshResult;
 }
 
 interface Row {
@@ -56,8 +57,11 @@ export async function refreshSanctionsList(
   options: RefreshOptions = {},
 ): Promise<RefreshResult> {
   const log = deps.log.child('sanctions');
-  const read = await readListings(source, options.limits ?? defaultSourceLimits);
+  const limits = options.limits ?? defaultSourceLimits;
+  const read = await readListings(source, limits);
   if (read.warnings.length > 0) log.warn('sanctions source has defects', { source: read.description, warnings: read.warnings });
+  const names = options.names === undefined ? null : await namesOf(options.names, source, read, limits);
+  if (names && names.read.warnings.length > 0) log.warn('sanctions names source has defects', { source: names.read.description, warnings: names.read.warnings });
 
   const rows = toRows(read.listed);
   // An empty list would clear every hit: it is a broken source, never a real publication.
@@ -72,34 +76,44 @@ export async function refreshSanctionsList(
     log.warn('addresses of no known family: no lookup can match them', { addresses: unknown.map((r) => `${r.label} ${r.address}`) });
   }
 
-  const changed = await deps.store.write(async (tx) => {
+  const outcome = await deps.store.write(async (tx) => {
+    let changed = false;
     const [last] = await tx.all(sqlFile('sanctions/latest_load'));
-    if (last?.source_sha256 === read.sha256) return false;
-    if (!options.allowShrink) {
-      const loaded = (await tx.all(sqlFile('sanctions/loaded_addresses'))) as { family: string; address: string }[];
-      refuseSharpDrop(read.description, loaded, listed);
+    if (last?.source_sha256 !== read.sha256) {
+      if (!options.allowShrink) {
+        const loaded = (await tx.all(sqlFile('sanctions/loaded_addresses'))) as { family: string; address: string }[];
+        refuseSharpDrop(read.description, loaded.map((r) => listingKey(r.family, r.address)), listed, 'addresses');
+      }
+      await tx.run('DELETE FROM sanctioned_addresses');
+      await tx.append('sanctioned_addresses', rows.map(toValues));
+      await tx.append('sanctions_list_loads', [
+        [timestampValue(BigInt(Date.now()) * 1000n), read.description, read.sha256, counts.addressCount, counts.entryCount],
+      ]);
+      changed = true;
     }
-    await tx.run('DELETE FROM sanctioned_addresses');
-    await tx.append('sanctioned_addresses', rows.map(toValues));
-    await tx.append('sanctions_list_loads', [
-      [timestampValue(BigInt(Date.now()) * 1000n), read.description, read.sha256, counts.addressCount, counts.entryCount],
-    ]);
-    return true;
+    const namesResult = names ? await replaceNamesIfChanged(tx, names.read, names.rows, options.allowShrink ?? false) : undefined;
+    return { changed, namesResult };
   });
 
-  const summary = { source: read.description, sha256: read.sha256, ...counts, rowsByFamily: rowsByFamily(rows) };
-  log.info(changed ? 'sanctions list replaced' : 'sanctions list unchanged', summary);
-  return { changed, ...counts, sha256: read.sha256 };
+  const { changed, namesResult } = outcome;
+  const summary = {
+    source: read.description,
+    sha256: read.sha256,
+    ...counts,
+    rowsByFamily: rowsByFamily(rows),
+    ...(names && namesResult ? { names: { source: names.read.description, ...namesResult, byType: namesByType(names.rows) } } : {}),
+  };
+  const namesPart = namesResult === undefined ? '' : `, names ${namesResult.changed ? 'replaced' : 'unchanged'}`;
+  log.info(`sanctions list ${changed ? 'replaced' : 'unchanged'}${namesPart}`, summary);
+  return { changed, ...counts, sha256: read.sha256, ...(namesResult ? { names: namesResult } : {}) };
 }
 
-function refuseSharpDrop(description: string, loaded: { family: string; address: string }[], kept: Set<string>): void {
-  const dropped = loaded.filter((r) => !kept.has(listingKey(r.family, r.address))).length;
-  if (dropped <= loaded.length * maxUnconfirmedDrop) return;
-  throw new ListShrinkError(
-    `${description}: lacks ${dropped} of the ${loaded.length} loaded addresses (more than ${maxUnconfirmedDrop * 100}%); ` +
-      'a download cut short reads as a shorter list, so the previous list stays. If OFAC did delist them, ' +
-      'refresh with {"allowShrink": true}',
-  );
+// The names of the names source and the rows to load (throws when it has none); those of the
+// address pass when it is the same sdn_advanced.xml, so a 100 MB file is fetched and parsed once.
+async function namesOf(names: NamesSource, source: SanctionsSource, read: SourceListings, limits: SourceLimits): Promise<{ read: SourceNames; rows: ListedName[] }> {
+  const sameXml = names.kind === 'sdn-advanced-xml' && source.kind === 'sdn-advanced-xml' && names.file === source.file;
+  const namesRead = sameXml && read.names ? read.names : await readNames(names, limits);
+  return { read: namesRead, rows: namesToLoad(namesRead) };
 }
 
 // One row per (family, address, label, entry); the same listing twice (e.g. an EVM address in two
@@ -123,6 +137,16 @@ function toValues(row: Row): DuckDBValue[] {
 function toDate(iso: string): DuckDBValue {
   const [year, month, day] = iso.split('-').map(Number);
   return dateValue({ year: year!, month: month!, day: day! });
+}
+
+// Names per name type and per entry type, e.g. {"primary individual": 6854, "aka individual": 8177}.
+function namesByType(names: { nameType: string; sdnType: string }[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const { nameType, sdnType } of names) {
+    const key = `${nameType} ${sdnType || 'unknown'}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
 }
 
 function rowsByFamily(rows: Row[]): Record<string, number> {

@@ -1,12 +1,11 @@
 // Wallet-address sanctions check (spec 2.4.3), answered from an in-memory index of
-// sanctioned_addresses. At most every `recheckMs` a call asks the store whether a newer load
-// exists and, if so, reloads the index; the load row and the rows are read in one snapshot.
+// sanctioned_addresses, rebuilt when a newer load exists (pipeline/store/reloading-index.ts).
 //
 // `unavailable` is its own status, never a variant of `clear`: it is returned when no list was
 // ever loaded, or when the store could not be read, and the caller must fail closed on it.
 import type { Store } from '../store/store.ts';
-import { readRows, type Row } from '../store/rows.ts';
-import { sqlFile } from '../store/sql-files.ts';
+import type { Row } from '../store/rows.ts';
+import { createReloadingIndex, type ReloadingIndexOptions } from '../store/reloading-index.ts';
 import { listingKey, normaliseAddress, sanctionsFamilies, type SanctionsFamily } from './address-family.ts';
 
 export type SanctionsCheck =
@@ -26,11 +25,7 @@ export interface SanctionsLookup {
   freshness(): Promise<SanctionsFreshness | null>;
 }
 
-export interface SanctionsLookupOptions {
-  /** How long an answer about the newest load is trusted before asking the store again. */
-  recheckMs?: number;
-  now?: () => number;
-}
+export type SanctionsLookupOptions = ReloadingIndexOptions;
 
 interface Listing {
   ofac_label: string;
@@ -39,48 +34,20 @@ interface Listing {
 }
 
 interface Index {
-  version: string;
   loadedAt: string;
   byKey: Map<string, Listing>;
 }
 
 export function createSanctionsLookup(store: Store, options: SanctionsLookupOptions = {}): SanctionsLookup {
-  const recheckMs = options.recheckMs ?? 5_000;
   const now = options.now ?? Date.now;
-  let index: Index | null = null;
-  let checkedAt = -Infinity;
-  let syncing: Promise<Index | null> | null = null;
-
-  // The index as of at most recheckMs ago, or null when no list is loaded; throws if the store fails.
-  const current = (): Promise<Index | null> => {
-    if (now() - checkedAt < recheckMs) return Promise.resolve(index);
-    syncing ??= sync().finally(() => (syncing = null));
-    return syncing;
-  };
-
-  const sync = async (): Promise<Index | null> => {
-    const next = await store.withReadConnection(async (conn) => {
-      await conn.run('BEGIN TRANSACTION');
-      try {
-        const [latest] = readRows(await conn.runAndReadAll(sqlFile('sanctions/latest_load')));
-        if (!latest) return null;
-        if (index?.version === String(latest.version)) return index;
-        return buildIndex(latest, readRows(await conn.runAndReadAll(sqlFile('sanctions/listed_addresses'))));
-      } finally {
-        await conn.run('ROLLBACK').catch(() => undefined);
-      }
-    });
-    index = next;
-    checkedAt = now();
-    return next;
-  };
+  const lists = createReloadingIndex(store, { latest: 'sanctions/latest_load', rows: 'sanctions/listed_addresses' }, buildIndex, options);
 
   return {
     async check(address, family) {
       if (!sanctionsFamilies.includes(family)) throw new TypeError(`unknown address family ${JSON.stringify(family)}`);
       let list: Index | null;
       try {
-        list = await current();
+        list = await lists.current();
       } catch (err) {
         return { status: 'unavailable', reason: `the sanctions list could not be read: ${(err as Error).message}` };
       }
@@ -89,7 +56,7 @@ export function createSanctionsLookup(store: Store, options: SanctionsLookupOpti
       return hit ? { status: 'listed', sanctioned: true, ...hit } : { status: 'clear' };
     },
     async freshness() {
-      const list = await current();
+      const list = await lists.current();
       if (!list) return null;
       return { loadedAt: list.loadedAt, ageSeconds: Math.max(0, Math.round((now() - Date.parse(list.loadedAt)) / 1000)) };
     },
@@ -105,6 +72,6 @@ function buildIndex(latest: Row, rows: Row[]): Index {
       byKey.set(k, { ofac_label: String(row.ofac_label), sdn_uid: String(row.sdn_uid), listed_at: row.listed_at === null ? null : String(row.listed_at) });
     }
   }
-  return { version: String(latest.version), loadedAt: String(latest.loaded_at), byKey };
+  return { loadedAt: String(latest.loaded_at), byKey };
 }
 

@@ -5,20 +5,38 @@
 // The designation date is the Date of the SanctionsEntry/EntryEvent whose type is "Created".
 // Type ids differ between publications, so both are resolved by label from the document itself.
 //
+// Names, for name screening, in the same pass: each DistinctParty/Profile/Identity/Alias/
+// DocumentedName, its NamePartValues joined by spaces. The alias whose Primary is "true" is the
+// primary name; the others are aka, fka or nka by their AliasType label. Aliases marked
+// LowQuality ("weak" akas, which the legacy files keep in the remarks only) are left out, as
+// alt.csv leaves them out. A name whose Identity/NamePartGroups give some parts the "Last Name"
+// type is written as sdn.csv writes it, "SURNAME, Given". The entry's type (individual, entity,
+// vessel, aircraft) comes from the Profile's PartySubType, or its PartyType when the sub type is
+// "Unknown"; '' when the document does not define them.
+//
 // Streaming: text goes through `write` in chunks. It relies on the schema's element order
 // (ReferenceValueSets before DistinctParties, SanctionsEntries after them), which the XSD's
 // sequence fixes; a document in another order is refused rather than misread.
 import { createXmlScanner } from './xml-scanner.ts';
 import { digitalCurrencyAddressPrefix, type ListedAddress } from './listing.ts';
+import type { ListedName, SdnNameType, SdnType } from './listed-name.ts';
 
 const createdEventLabel = 'Created';
+const aliasTypeLabels: Record<string, SdnNameType> = { 'A.K.A.': 'aka', 'F.K.A.': 'fka', 'N.K.A.': 'nka', Name: 'aka' };
+const lastNameLabel = 'Last Name';
+// Reference values resolved by label: element name -> (ID -> label).
+const referenceSets = ['FeatureType', 'EntryEventType', 'AliasType', 'PartySubType', 'PartyType', 'NamePartType'] as const;
+type ReferenceSet = (typeof referenceSets)[number];
 
 export interface SdnAdvancedParse {
   addresses: ListedAddress[];
+  names: ListedName[];
   /** DistinctParty elements in the document. */
   partyCount: number;
   /** Oddities that did not stop the parse, e.g. an address feature without a value. */
   warnings: string[];
+  /** The same about names, e.g. an alias type of no known kind. */
+  nameWarnings: string[];
 }
 
 export interface SdnAdvancedParser {
@@ -34,8 +52,12 @@ export function parseSdnAdvancedXml(text: string): SdnAdvancedParse {
 
 export function createSdnAdvancedParser(): SdnAdvancedParser {
   const path: string[] = [];
-  const featureTypes = new Map<string, string>();
-  const eventTypes = new Map<string, string>();
+  const references = Object.fromEntries(referenceSets.map((set) => [set, new Map<string, string>()])) as Record<ReferenceSet, Map<string, string>>;
+  const featureTypes = references.FeatureType;
+  const eventTypes = references.EntryEventType;
+  const partyTypeOfSubType = new Map<string, string>();
+  const names: ListedName[] = [];
+  const nameWarnings: string[] = [];
   const designatedOn = new Map<string, string>();
   const found: { sdnUid: string; label: string; address: string }[] = [];
   const warnings: string[] = [];
@@ -46,6 +68,12 @@ export function createSdnAdvancedParser(): SdnAdvancedParser {
   let captured: string | null = null;
   let referenceId = '';
   let profileId: string | null = null;
+  let profileType: SdnType = '';
+  // The names of the Identity being read, formatted when it closes (its NamePartGroups come last).
+  let identity: { names: { nameType: SdnNameType; parts: { group: string; value: string }[] }[]; partTypes: Map<string, string> } | null = null;
+  let aliasType: SdnNameType | null = null;
+  let documentedName: { group: string; value: string }[] | null = null;
+  let namePartGroup = '';
   let feature: { label: string; values: string[] } | null = null;
   let entryProfileId: string | null = null;
   let event: { typeId: string; parts: Record<string, string> } | null = null;
@@ -62,8 +90,9 @@ export function createSdnAdvancedParser(): SdnAdvancedParser {
       const grandparent = path[path.length - 2];
       if (captured !== null) throw new Error(`sdn_advanced.xml: <${name}> inside <${parent}>, which should hold only text`);
       path.push(name);
-      if ((name === 'FeatureType' && parent === 'FeatureTypeValues') || (name === 'EntryEventType' && parent === 'EntryEventTypeValues')) {
+      if ((referenceSets as readonly string[]).includes(name) && parent === `${name}Values`) {
         referenceId = required(attributes, 'ID', name);
+        if (name === 'PartySubType' && attributes.PartyTypeID !== undefined) partyTypeOfSubType.set(referenceId, attributes.PartyTypeID);
         captured = '';
       } else if (name === 'DistinctParties' && !referenceSetsRead) {
         throw new Error('sdn_advanced.xml: DistinctParties before ReferenceValueSets, cannot resolve feature types');
@@ -71,6 +100,18 @@ export function createSdnAdvancedParser(): SdnAdvancedParser {
         partyCount++;
       } else if (name === 'Profile' && parent === 'DistinctParty') {
         profileId = required(attributes, 'ID', name);
+        profileType = sdnTypeOf(attributes.PartySubTypeID);
+      } else if (name === 'Identity' && parent === 'Profile') {
+        identity = { names: [], partTypes: new Map() };
+      } else if (name === 'Alias' && parent === 'Identity' && identity) {
+        aliasType = attributes.LowQuality === 'true' ? null : nameTypeOf(attributes);
+      } else if (name === 'DocumentedName' && parent === 'Alias' && aliasType !== null) {
+        documentedName = [];
+      } else if (name === 'NamePartValue' && parent === 'DocumentedNamePart' && documentedName) {
+        namePartGroup = attributes.NamePartGroupID ?? '';
+        captured = '';
+      } else if (name === 'NamePartGroup' && parent === 'MasterNamePartGroup' && identity) {
+        identity.partTypes.set(required(attributes, 'ID', name), attributes.NamePartTypeID ?? '');
       } else if (name === 'Feature' && attributes.FeatureTypeID !== undefined) {
         feature = openFeature(attributes.FeatureTypeID, parent);
       } else if (name === 'VersionDetail' && parent === 'FeatureVersion' && feature) {
@@ -92,17 +133,54 @@ export function createSdnAdvancedParser(): SdnAdvancedParser {
         // A capturing element holds only text (checked in open), so this closes it.
         const value = captured.trim();
         captured = null;
-        if (name === 'FeatureType') featureTypes.set(referenceId, value);
-        else if (name === 'EntryEventType') eventTypes.set(referenceId, value);
+        if ((referenceSets as readonly string[]).includes(name)) references[name as ReferenceSet].set(referenceId, value);
+        else if (name === 'NamePartValue' && value !== '') documentedName!.push({ group: namePartGroup, value });
         else if (name === 'VersionDetail' && value !== '') feature!.values.push(value);
         else if (name === 'Year' || name === 'Month' || name === 'Day') event!.parts[name] = value;
       } else if (name === 'ReferenceValueSets') referenceSetsRead = true;
       else if (name === 'Feature' && feature) closeFeature(feature);
+      else if (name === 'DocumentedName' && documentedName) closeDocumentedName(documentedName);
+      else if (name === 'Alias') aliasType = null;
+      else if (name === 'Identity' && identity) closeIdentity(identity);
       else if (name === 'Profile') profileId = null;
       else if (name === 'EntryEvent' && event) closeEvent(event);
       else if (name === 'SanctionsEntry') entryProfileId = null;
     },
   });
+
+  function sdnTypeOf(subTypeId: string | undefined): SdnType {
+    const subType = subTypeId === undefined ? undefined : references.PartySubType.get(subTypeId)?.toLowerCase();
+    if (subType === 'vessel' || subType === 'aircraft') return subType;
+    const partyType = references.PartyType.get(partyTypeOfSubType.get(subTypeId ?? '') ?? '')?.toLowerCase();
+    return partyType === 'individual' || partyType === 'entity' ? partyType : '';
+  }
+
+  function nameTypeOf(attributes: Record<string, string>): SdnNameType {
+    const typeId = required(attributes, 'AliasTypeID', 'Alias');
+    const label = references.AliasType.get(typeId);
+    if (label === undefined) throw new Error(`sdn_advanced.xml: Alias with AliasTypeID ${typeId}, which AliasTypeValues does not define`);
+    if (attributes.Primary === 'true') return 'primary';
+    const nameType = aliasTypeLabels[label];
+    if (nameType !== undefined) return nameType;
+    nameWarnings.push(`profile ${profileId}: alias type "${label}" is none of A.K.A., F.K.A., N.K.A.; loaded as an aka`);
+    return 'aka';
+  }
+
+  function closeDocumentedName(parts: { group: string; value: string }[]): void {
+    if (parts.length > 0) identity!.names.push({ nameType: aliasType!, parts });
+    documentedName = null;
+  }
+
+  function closeIdentity(open: NonNullable<typeof identity>): void {
+    const isLastName = (group: string) => references.NamePartType.get(open.partTypes.get(group) ?? '') === lastNameLabel;
+    for (const { nameType, parts } of open.names) {
+      const surname = parts.filter((p) => isLastName(p.group)).map((p) => p.value);
+      const given = parts.filter((p) => !isLastName(p.group)).map((p) => p.value);
+      const name = surname.length > 0 && given.length > 0 ? `${surname.join(' ')}, ${given.join(' ')}` : [...surname, ...given].join(' ');
+      names.push({ sdnUid: profileId!, name, nameType, sdnType: profileType });
+    }
+    identity = null;
+  }
 
   function openFeature(typeId: string, parent: string | undefined): { label: string; values: string[] } | null {
     const typeLabel = featureTypes.get(typeId);
@@ -144,8 +222,11 @@ export function createSdnAdvancedParser(): SdnAdvancedParser {
       if (![...eventTypes.values()].includes(createdEventLabel)) {
         throw new Error(`sdn_advanced.xml: no "${createdEventLabel}" entry event type: cannot tell designation dates`);
       }
+      if (names.length > 0 && references.PartySubType.size === 0) {
+        nameWarnings.push('no PartySubTypeValues: whether an entry is an individual, an entity, a vessel or an aircraft is unknown, so every name is screened');
+      }
       const addresses = found.map((a) => ({ ...a, listedAt: designatedOn.get(a.sdnUid) ?? null }));
-      return { addresses, partyCount, warnings };
+      return { addresses, names, partyCount, warnings, nameWarnings };
     },
   };
 }

@@ -10,7 +10,7 @@ import { digitalCurrencyAddressPrefix, type ListedAddress } from './listing.ts';
 /** sdn.csv's Remarks column holds at most this many characters. */
 export const remarksCut = 1000;
 
-const sdnColumns = 12; // ent_num, SDN_Name, SDN_Type, Program, Title, Call_Sign, Vess_type, Tonnage, GRT, Vess_flag, Vess_owner, Remarks
+export const sdnColumns = 12; // ent_num, SDN_Name, SDN_Type, Program, Title, Call_Sign, Vess_type, Tonnage, GRT, Vess_flag, Vess_owner, Remarks
 const addressItem = /^(?:alt\. )?Digital Currency Address - (\S+) (\S+?)\.?$/;
 const itemPrefixes = [digitalCurrencyAddressPrefix, `alt. ${digitalCurrencyAddressPrefix}`];
 

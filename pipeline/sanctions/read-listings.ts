@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { ListedAddress } from './listing.ts';
+import type { SourceNames } from './read-names.ts';
 import { parseSdnCsv } from './parse-sdn-csv.ts';
 import { addressListFileName, parseAddressLists } from './parse-address-lists.ts';
 import { createSdnAdvancedParser } from './parse-sdn-advanced-xml.ts';
@@ -25,9 +26,11 @@ export interface SourceListings {
   description: string;
   /** What a reader of the logs should know: cut remarks, odd items, missing values. */
   warnings: string[];
+  /** The SDN names, when the same pass reads them (sdn_advanced.xml). */
+  names?: SourceNames;
 }
 
-interface Part {
+export interface Part {
   name: string;
   sha256: string;
 }
@@ -87,16 +90,17 @@ async function readSdnAdvancedXml(file: string, limits: SourceLimits): Promise<S
   }
   parser.write(decoder.decode());
   const parsed = parser.end();
-  return { listed: parsed.addresses, sha256: hash.digest('hex'), description: describeSource(file), warnings: parsed.warnings };
+  const [sha256, description] = [hash.digest('hex'), describeSource(file)];
+  return { listed: parsed.addresses, sha256, description, warnings: parsed.warnings, names: { names: parsed.names, sha256, description, warnings: parsed.nameWarnings } };
 }
 
-async function readText(location: string, name: string, parts: Part[], limits: SourceLimits): Promise<string> {
+export async function readText(location: string, name: string, parts: Part[], limits: SourceLimits): Promise<string> {
   const bytes = await readSourceBytes(location, limits);
   parts.push({ name, sha256: createHash('sha256').update(bytes).digest('hex') });
   return new TextDecoder('utf-8').decode(bytes);
 }
 
-function combined(parts: Part[]): string {
+export function combined(parts: Part[]): string {
   if (parts.length === 1) return parts[0]!.sha256;
   return createHash('sha256')
     .update(parts.map((p) => `${p.name} ${p.sha256}\n`).join(''))

@@ -1,5 +1,6 @@
-// Secrets (API keys, admin token) and ids. Secrets are random, shown once, stored as SHA-256 and
-// compared by hash in constant time; ids are prefixed and roughly time-sortable.
+// Secrets (API keys, admin token, poll secrets, operator tokens) and ids, shared by every layer.
+// Secrets are random, shown once, stored as SHA-256 and compared by hash in constant time; ids are
+// prefixed and roughly time-sortable.
 import { createHash, hash, randomFillSync, timingSafeEqual } from 'node:crypto';
 
 const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';

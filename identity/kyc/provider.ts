@@ -1,0 +1,61 @@
+// One interface for the KYC vendors behind the verify page. A vendor answers with a result that
+// holds derived facts only, plus the name to screen, which lives in memory until the screening
+// call and is then dropped (identity/verification.ts): nothing else of the vendor's outputs (date
+// of birth, address, document number, images) leaves the provider.
+
+/** 21+ or 18+ when an age of at least that was verified; null when under 18. */
+export type AgeBracket = '21+' | '18+' | null;
+
+export interface VerifiedIdentity {
+  /** ISO 3166-1 alpha-2 of the identity document's issuing country. */
+  jurisdiction: string;
+  ageBracket: AgeBracket;
+  operatorType: 'individual';
+  /** The name on the document, for sanctions screening only: never stored or logged. */
+  screeningName: string;
+}
+
+export type KycResult =
+  | { outcome: 'verified'; identity: VerifiedIdentity }
+  /** `code`: the vendor's reason (e.g. document_unverified_other, selfie_mismatch), never personal data. */
+  | { outcome: 'failed'; code: string };
+
+/** The sandbox: the verify page itself offers the outcomes (identity/kyc/sandbox.ts). */
+export interface SandboxProvider {
+  readonly name: 'sandbox';
+  readonly flow: 'sandbox';
+}
+
+/** A vendor with a hosted flow: the page sends the user there; the result comes back by webhook. */
+export interface HostedProvider {
+  readonly name: 'stripe';
+  readonly flow: 'hosted';
+  /**
+   * The vendor's session for `session` (a new one, or the open one of `providerRef`) and the URL
+   * to send the user to; the vendor sends them back to `returnUrl` when they are done.
+   */
+  start(session: { id: string; providerRef: string | null; returnUrl: string }): Promise<{ url: string; providerRef: string }>;
+  /**
+   * A webhook delivery, verified before it is parsed (signature over the raw body, replay window):
+   * throws WebhookSignatureError when it is not the vendor's; `ignored` for events that carry no result.
+   */
+  receiveWebhook(rawBody: Buffer, signature: string | undefined): Promise<WebhookDelivery>;
+}
+
+export type WebhookDelivery =
+  | { kind: 'ignored'; eventId: string; type: string }
+  | { kind: 'result'; eventId: string; type: string; sessionId: string; providerRef: string; result: KycResult };
+
+export type KycProvider = SandboxProvider | HostedProvider;
+
+export class WebhookSignatureError extends Error {
+  override name = 'WebhookSignatureError';
+}
+
+/** The age bracket of someone born on `birth` (a calendar date), on the UTC day of `now`. */
+export function ageBracketOf(birth: { year: number; month: number; day: number }, now: Date): AgeBracket {
+  const y = now.getUTCFullYear();
+  const beforeBirthday = now.getUTCMonth() + 1 < birth.month || (now.getUTCMonth() + 1 === birth.month && now.getUTCDate() < birth.day);
+  const age = y - birth.year - (beforeBirthday ? 1 : 0);
+  return age >= 21 ? '21+' : age >= 18 ? '18+' : null;
+}

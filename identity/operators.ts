@@ -1,0 +1,98 @@
+// Operators: the verified humans behind agents, as derived facts only (kyc status and time,
+// jurisdiction, age bracket, operator type, the name screening's result and time). A name, street
+// address, birth date or document never reaches this module.
+import type { Store } from '../pipeline/store/store.ts';
+import type { WriteTx } from '../pipeline/store/group-commit.ts';
+import { sqlFile } from '../pipeline/store/sql-files.ts';
+import { newId } from '../pipeline/secrets.ts';
+import type { AgeBracket } from './kyc/provider.ts';
+import type { ScreeningResult } from './screening.ts';
+import { at, dateOf, textOf } from './store-values.ts';
+
+export interface Operator {
+  id: string;
+  kycStatus: 'verified';
+  kycProvider: string;
+  kycVerifiedAt: Date;
+  jurisdiction: string;
+  ageVerified: boolean;
+  ageBracket: AgeBracket;
+  operatorType: 'individual';
+  /** The name screening at verification: unavailable when no list could answer (fails closed). */
+  sanctionsResult: 'clear' | 'hit' | 'unavailable';
+  sanctionsCheckedAt: Date | null;
+  sanctionsSdnUid: string | null;
+}
+
+export interface NewOperator {
+  kycProvider: string;
+  jurisdiction: string;
+  ageBracket: AgeBracket;
+  operatorType: 'individual';
+  screening: ScreeningResult;
+  now: Date;
+}
+
+/** Records a verified operator in the writer's transaction; returns its id. */
+export async function insertOperator(tx: WriteTx, op: NewOperator): Promise<string> {
+  const id = newId('op_');
+  const { screening } = op;
+  const result = screening.status === 'hit' ? 'hit' : screening.status;
+  await tx.run(sqlFile('identity/operator_insert'), [
+    id,
+    op.kycProvider,
+    at(op.now),
+    op.jurisdiction,
+    op.ageBracket !== null,
+    op.ageBracket,
+    op.operatorType,
+    result,
+    screening.status === 'unavailable' ? null : at(op.now),
+    screening.status === 'hit' ? screening.sdnUid : null,
+    screening.status === 'hit' ? screening.score : null,
+  ]);
+  return id;
+}
+
+export async function readOperator(store: Store, id: string): Promise<Operator | null> {
+  const [row] = await store.read(sqlFile('identity/operator_by_id'), [id]);
+  if (!row) return null;
+  return {
+    id: String(row.id),
+    kycStatus: 'verified',
+    kycProvider: String(row.kyc_provider),
+    kycVerifiedAt: dateOf(row.kyc_verified_at)!,
+    jurisdiction: String(row.jurisdiction),
+    ageVerified: Boolean(row.age_verified),
+    ageBracket: textOf(row.age_bracket) as AgeBracket,
+    operatorType: 'individual',
+    sanctionsResult: String(row.sanctions_result) as Operator['sanctionsResult'],
+    sanctionsCheckedAt: dateOf(row.sanctions_checked_at),
+    sanctionsSdnUid: textOf(row.sanctions_sdn_uid),
+  };
+}
+
+/**
+ * Spec 2.2: true only when screened clear within the freshness window, false on a hit, null when
+ * never screened (or the list was unavailable) or the clear screening is older than the window.
+ */
+export function sanctionsClear(op: Operator, now: Date, freshnessDays: number): boolean | null {
+  if (op.sanctionsResult === 'hit') return false;
+  if (op.sanctionsResult !== 'clear' || !op.sanctionsCheckedAt) return null;
+  return now.getTime() - op.sanctionsCheckedAt.getTime() <= freshnessDays * 86_400_000 ? true : null;
+}
+
+/** The account_verification object of spec 2.2; only `kyc_status: none` without an operator. */
+export function accountVerification(op: Operator | null, now: Date, freshnessDays: number): Record<string, unknown> {
+  if (!op) return { kyc_status: 'none' };
+  return {
+    kyc_status: op.kycStatus,
+    kyc_verified_at: op.kycVerifiedAt.toISOString(),
+    jurisdiction: op.jurisdiction,
+    age_verified: op.ageVerified,
+    ...(op.ageBracket ? { age_bracket: op.ageBracket } : {}),
+    sanctions_clear: sanctionsClear(op, now, freshnessDays),
+    sanctions_checked_at: op.sanctionsCheckedAt?.toISOString() ?? null,
+    operator_type: op.operatorType,
+  };
+}

@@ -1,0 +1,284 @@
+// Verification sessions: the state machine of spec 3.1 and what happens after it (docs/decisions.md,
+// "Verification sessions after failed, flagged and expired").
+//
+//   pending ──verified + screening clear──► verified ──first poll──► consumed
+//      │  └──verified + screening hit/unavailable──► flagged ──review cleared──► verified
+//      │  └──vendor result unsuccessful──► failed ──retry on the page (before expiry, 3 attempts)──► pending
+//      └──1 hour──► expired            verified, never polled within 24 h ──► expired
+//
+// `expired` is never written: it is read from the clock (statusAt), so no job has to move it.
+// Every change is a conditional write inside the store's serialised writer: the unit reads the
+// session and changes it in one transaction, and its caller hears of it only after COMMIT. That is
+// what makes the operator token leave in exactly one poll answer, however many polls race.
+import type { Store } from '../pipeline/store/store.ts';
+import type { WriteTx } from '../pipeline/store/group-commit.ts';
+import type { Row } from '../pipeline/store/rows.ts';
+import { sqlFile } from '../pipeline/store/sql-files.ts';
+import { newId, newSecret, secretsEqual, sha256Hex } from '../pipeline/secrets.ts';
+import { insertOperator, type NewOperator } from './operators.ts';
+import { issueOperatorToken, operatorTokenTtlSeconds, type IssuedToken } from './tokens.ts';
+import { at, dateOf, textOf } from './store-values.ts';
+
+/** Spec 2.3: a session expires 1 hour after creation. */
+export const sessionTtlMs = 60 * 60 * 1000;
+/** Verifications a user may start on one session (the first and two retries after failures). */
+export const maxAttempts = 3;
+export const pollSecretPrefix = 'pls_';
+
+export type StoredStatus = 'pending' | 'verified' | 'consumed' | 'failed' | 'flagged';
+export type SessionStatus = StoredStatus | 'expired';
+
+export interface Session {
+  id: string;
+  accountId: string;
+  purpose: 'agent';
+  context: string | null;
+  productName: string | null;
+  /** The creating account's display name (accounts.name), shown on the verify page. */
+  merchantName: string | null;
+  pollSecretHash: string;
+  stored: StoredStatus;
+  kycProvider: string;
+  providerRef: string | null;
+  attempts: number;
+  failureCode: string | null;
+  operatorId: string | null;
+  reviewDecision: 'cleared' | 'confirmed' | null;
+  createdAt: Date;
+  expiresAt: Date;
+  completedAt: Date | null;
+  consumedAt: Date | null;
+}
+
+/** The status at `now`: pending past its expiry, or verified and never polled for 24 h, is expired. */
+export function statusAt(s: Session, now: Date): SessionStatus {
+  if (s.stored === 'pending' && now >= s.expiresAt) return 'expired';
+  if (s.stored === 'verified' && s.completedAt && now.getTime() >= s.completedAt.getTime() + operatorTokenTtlSeconds * 1000) return 'expired';
+  return s.stored;
+}
+
+/** A failed session may be tried again on its page until it expires, up to maxAttempts in all. */
+export function retryUntil(s: Session, now: Date): Date | null {
+  return s.stored === 'failed' && now < s.expiresAt && s.attempts < maxAttempts ? s.expiresAt : null;
+}
+
+export interface NewSession {
+  accountId: string;
+  purpose: 'agent';
+  context: string | null;
+  productName: string | null;
+  kycProvider: string;
+  now: Date;
+}
+
+/** Creates a pending session; the poll secret is in the result only (stored as its SHA-256). */
+export async function createSession(store: Store, input: NewSession): Promise<{ session: Session; pollSecret: string }> {
+  const id = newId('sess_');
+  const pollSecret = newSecret(pollSecretPrefix);
+  const expiresAt = new Date(input.now.getTime() + sessionTtlMs);
+  await store.write((tx) =>
+    tx.run(sqlFile('identity/session_insert'), [
+      id,
+      input.accountId,
+      input.purpose,
+      input.context,
+      input.productName,
+      sha256Hex(pollSecret),
+      input.kycProvider,
+      at(input.now),
+      at(expiresAt),
+    ]),
+  );
+  const session: Session = {
+    id,
+    accountId: input.accountId,
+    purpose: input.purpose,
+    context: input.context,
+    productName: input.productName,
+    merchantName: null,
+    pollSecretHash: sha256Hex(pollSecret),
+    stored: 'pending',
+    kycProvider: input.kycProvider,
+    providerRef: null,
+    attempts: 0,
+    failureCode: null,
+    operatorId: null,
+    reviewDecision: null,
+    createdAt: input.now,
+    expiresAt,
+    completedAt: null,
+    consumedAt: null,
+  };
+  return { session, pollSecret };
+}
+
+export async function readSession(store: Store, id: string): Promise<Session | null> {
+  const [row] = await store.read(sqlFile('identity/session_by_id'), [id]);
+  return row ? sessionOf(row) : null;
+}
+
+// Compared against for an unknown session, so that it costs what a wrong secret costs.
+const absentHash = sha256Hex(newSecret(pollSecretPrefix));
+
+/** The session when `secret` is its poll secret; null for a wrong secret and an unknown session alike. */
+export async function authenticatePoll(store: Store, id: string, secret: string): Promise<Session | null> {
+  const session = await readSession(store, id);
+  const matches = secretsEqual(sha256Hex(secret), session?.pollSecretHash ?? absentHash);
+  return session && matches ? session : null;
+}
+
+/**
+ * Delivers the operator token of a verified session: verified becomes consumed and the token is
+ * issued in the same transaction. Exactly one caller gets `delivered`; the others the session as it is then.
+ */
+export async function consumeVerified(
+  store: Store,
+  id: string,
+  now: Date,
+): Promise<{ kind: 'delivered'; token: IssuedToken; session: Session } | { kind: 'not_verified'; session: Session }> {
+  return store.write(async (tx) => {
+    const session = await lockedSession(tx, id);
+    if (statusAt(session, now) !== 'verified') return { kind: 'not_verified', session };
+    await tx.run(sqlFile('identity/session_consume'), [id, at(now)]);
+    const token = await issueOperatorToken(tx, {
+      operatorId: session.operatorId!,
+      accountId: session.accountId,
+      source: 'session',
+      sessionId: id,
+      label: null,
+      now,
+      ttlSeconds: operatorTokenTtlSeconds,
+    });
+    return { kind: 'delivered', token, session: { ...session, stored: 'consumed', consumedAt: now } };
+  });
+}
+
+/** Why a state change was refused: the session's status at the time, and a sentence for the page. */
+export class SessionStateError extends Error {
+  override name = 'SessionStateError';
+  constructor(
+    readonly status: SessionStatus,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A vendor's webhook delivery a result came in: recorded with the outcome, so it applies once. */
+export interface VendorDelivery {
+  provider: string;
+  eventId: string;
+  /** The vendor session the result is for: it must be the session's current attempt. */
+  providerRef: string;
+}
+
+export type VerificationOutcome =
+  | { outcome: 'verified'; operator: Omit<NewOperator, 'now'> }
+  | { outcome: 'failed'; code: string };
+
+/**
+ * Records a vendor's result on a pending session: failed, or an operator and then verified (screening
+ * clear) or flagged (a hit, or no list to screen against). Refused unless the session is pending
+ * and unexpired (and, for a vendor's delivery, not applied before and for the current attempt),
+ * so a late, repeated or replayed result changes nothing.
+ */
+export async function recordOutcome(store: Store, id: string, result: VerificationOutcome, now: Date, delivery?: VendorDelivery): Promise<Session> {
+  return store.write(async (tx) => {
+    const session = await lockedSession(tx, id);
+    const status = statusAt(session, now);
+    if (delivery) {
+      const [seen] = await tx.all(sqlFile('identity/webhook_event_seen'), [delivery.provider, delivery.eventId]);
+      if (seen?.seen) throw new SessionStateError(status, `event ${delivery.eventId} was already applied`);
+    }
+    if (status !== 'pending') throw new SessionStateError(status, `the session is ${status}, not waiting for a verification result`);
+    // A vendor's result for an earlier attempt (its session was replaced by a retry) is stale.
+    if (delivery && delivery.providerRef !== session.providerRef) throw new SessionStateError(status, 'the result is for an earlier attempt');
+    if (delivery) await tx.run(sqlFile('identity/webhook_event_insert'), [delivery.provider, delivery.eventId, at(now)]);
+    if (result.outcome === 'failed') {
+      await tx.run(sqlFile('identity/session_set_state'), [id, 'failed', result.code, null, null]);
+      return { ...session, stored: 'failed', failureCode: result.code };
+    }
+    const operatorId = await insertOperator(tx, { ...result.operator, now });
+    const next: StoredStatus = result.operator.screening.status === 'clear' ? 'verified' : 'flagged';
+    await tx.run(sqlFile('identity/session_set_state'), [id, next, null, operatorId, at(now)]);
+    return { ...session, stored: next, operatorId, completedAt: now };
+  });
+}
+
+/**
+ * The user starts a verification on the page: the first attempt of a pending session, or a retry
+ * of a failed one (back to pending). `providerRef` is the vendor's session, when it has one.
+ */
+export async function startAttempt(store: Store, id: string, providerRef: string | null, now: Date): Promise<Session> {
+  return store.write(async (tx) => {
+    const session = await lockedSession(tx, id);
+    const status = statusAt(session, now);
+    if (status === 'failed' && retryUntil(session, now) === null) {
+      throw new SessionStateError(status, now >= session.expiresAt ? 'this link has expired' : `no attempts left (${maxAttempts} in all)`);
+    }
+    if (status !== 'pending' && status !== 'failed') throw new SessionStateError(status, `the session is ${status}`);
+    await tx.run(sqlFile('identity/session_start_attempt'), [id, providerRef]);
+    const counted = status === 'failed' || session.attempts === 0;
+    return { ...session, stored: 'pending', attempts: session.attempts + (counted ? 1 : 0), failureCode: null, providerRef: providerRef ?? session.providerRef };
+  });
+}
+
+/**
+ * A person's review of a flagged session: `cleared` makes the operator's screening clear as of now
+ * and the session verified (its token deliverable for 24 h); `confirmed` keeps it flagged for good.
+ */
+export async function reviewFlagged(store: Store, id: string, decision: 'cleared' | 'confirmed', now: Date): Promise<Session> {
+  return store.write(async (tx) => {
+    const session = await lockedSession(tx, id);
+    if (session.stored !== 'flagged' || session.reviewDecision !== null) {
+      throw new SessionStateError(statusAt(session, now), `session ${id} is not waiting for a review (status ${statusAt(session, now)}${session.reviewDecision ? `, already ${session.reviewDecision}` : ''})`);
+    }
+    if (decision === 'cleared') {
+      await tx.run(sqlFile('identity/operator_clear_sanctions'), [session.operatorId, at(now)]);
+      await tx.run(sqlFile('identity/session_review'), [id, 'verified', decision, at(now), at(now)]);
+      return { ...session, stored: 'verified', reviewDecision: decision, completedAt: now };
+    }
+    await tx.run(sqlFile('identity/session_review'), [id, 'flagged', decision, at(now), null]);
+    return { ...session, reviewDecision: decision };
+  });
+}
+
+/** Flagged sessions no person has reviewed yet, oldest first, with the listing their screening matched. */
+export async function flaggedSessions(store: Store): Promise<Row[]> {
+  return store.read(sqlFile('identity/sessions_flagged'));
+}
+
+export class UnknownSessionError extends Error {
+  override name = 'UnknownSessionError';
+}
+
+// The session as the writer's transaction sees it: no other write can come between this read and
+// the change that follows it.
+async function lockedSession(tx: WriteTx, id: string): Promise<Session> {
+  const [row] = await tx.all(sqlFile('identity/session_by_id'), [id]);
+  if (!row) throw new UnknownSessionError(`no verification session ${id}`);
+  return sessionOf(row);
+}
+
+function sessionOf(row: Row): Session {
+  return {
+    id: String(row.id),
+    accountId: String(row.account_id),
+    purpose: 'agent',
+    context: textOf(row.context),
+    productName: textOf(row.product_name),
+    merchantName: textOf(row.merchant_name),
+    pollSecretHash: String(row.poll_secret_hash),
+    stored: String(row.status) as StoredStatus,
+    kycProvider: String(row.kyc_provider),
+    providerRef: textOf(row.provider_ref),
+    attempts: Number(row.attempts),
+    failureCode: textOf(row.failure_code),
+    operatorId: textOf(row.operator_id),
+    reviewDecision: textOf(row.review_decision) as Session['reviewDecision'],
+    createdAt: dateOf(row.created_at)!,
+    expiresAt: dateOf(row.expires_at)!,
+    completedAt: dateOf(row.completed_at),
+    consumedAt: dateOf(row.consumed_at),
+  };
+}

@@ -1,0 +1,1 @@
+SELECT id, name, plan, status FROM accounts WHERE id = $1;

@@ -1,0 +1,61 @@
+// Verification sessions over HTTP, as an agent and a person on the verify page use them.
+import { fileURLToPath } from 'node:url';
+
+export interface CreatedSession {
+  session_id: string;
+  poll_secret: string;
+  verify_url: string;
+  poll_url: string;
+  expires_at: string;
+  [field: string]: unknown;
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+/** The tiny SDN list (17 real entries with names and alternates) the project ships for the demo, for name screening. */
+export const sdnTinyCsv = fileURLToPath(new URL('../../devnet/fixtures/ofac-sdn-tiny/sdn.csv', import.meta.url));
+
+export async function createSession(baseUrl: string, apiKey: string, body?: unknown): Promise<Answer> {
+  const res = await fetch(`${baseUrl}/v1/sessions`, {
+    method: 'POST',
+    headers: { 'X-API-Key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+export async function newSession(baseUrl: string, apiKey: string, body: unknown = {}): Promise<CreatedSession> {
+  const created = await createSession(baseUrl, apiKey, body);
+  if (created.status !== 200) throw new Error(`POST /v1/sessions answered ${created.status}: ${JSON.stringify(created.body)}`);
+  return created.body as CreatedSession;
+}
+
+export async function poll(pollUrl: string, secret: string | undefined, headers: Record<string, string> = {}): Promise<Answer> {
+  const res = await fetch(pollUrl, { headers: { ...(secret === undefined ? {} : { 'X-Poll-Secret': secret }), ...headers } });
+  return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+export interface SandboxFields {
+  outcome: 'verified' | 'failed';
+  jurisdiction?: string;
+  age?: string;
+  name?: string;
+}
+
+/** What the sandbox form posts; the answer is not followed (303 back to the page). */
+export async function submitSandbox(verifyUrl: string, fields: SandboxFields, headers: Record<string, string> = {}): Promise<{ status: number; location: string | null; text: string }> {
+  const res = await fetch(verifyUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(Object.entries(fields).filter(([, v]) => v !== undefined) as [string, string][]).toString(),
+    redirect: 'manual',
+  });
+  return { status: res.status, location: res.headers.get('location'), text: await res.text() };
+}
+
+/** A verified outcome of an ordinary person (no listing comes near the name). */
+export const clearPerson: SandboxFields = { outcome: 'verified', jurisdiction: 'US', age: '21+', name: 'Margaret Whitfield' };
