@@ -28,9 +28,12 @@ import type { RecordCache } from './reputation/cache.ts';
 import { HotLookup } from './reputation/hot-lookup.ts';
 import { signingKeyRoutes, signResponses, type ResponseSigner } from './security/signing.ts';
 import { createSessionRoutes, pollSessionRoutes } from './routes/sessions.ts';
+import { walletClaimRoutes } from './routes/wallet-claims.ts';
 import { verifyRoutes } from './routes/verify.ts';
 import { kycWebhookRoutes } from './routes/kyc-webhooks.ts';
+import { credentialRoutes, refreshRoutes } from './routes/credentials.ts';
 import type { IdentityService } from '../identity/service.ts';
+import type { VerificationLevel } from './reputation/record.ts';
 
 export interface AppDeps {
   store: Store;
@@ -67,7 +70,15 @@ export function createApiListener(deps: AppDeps): { listener: RequestListener; h
   const shared = { ...deps, keyLimiter: deps.keyLimiter ?? new RateLimiter(deps.now ?? (() => new Date())), usage: deps.usage ?? newUsageMeter(deps) };
   const koa = createApp(shared).callback();
   if (!deps.records) return { listener: koa };
-  const hot = new HotLookup({ keys: deps.keys, records: deps.records, limiter: shared.keyLimiter, usage: shared.usage, now: deps.now, signer: deps.signer });
+  const hot = new HotLookup({
+    keys: deps.keys,
+    records: deps.records,
+    limiter: shared.keyLimiter,
+    usage: shared.usage,
+    now: deps.now,
+    signer: deps.signer,
+    verificationLevel: verificationLevelOf(deps),
+  });
   return {
     hot,
     listener: (req, res) => {
@@ -84,6 +95,11 @@ export function createApiListener(deps: AppDeps): { listener: RequestListener; h
       if (!answered) void koa(req, res);
     },
   };
+}
+
+/** How strongly an address is tied to a person now: live from the identity half's memory. */
+function verificationLevelOf(deps: AppDeps): (address: string) => VerificationLevel {
+  return (address) => deps.identity.deps.state.wallets.verificationLevel(address);
 }
 
 /** A meter without a flush timer, for an app built without the server's. */
@@ -104,11 +120,14 @@ export function createApp(deps: AppDeps): Koa {
   // The keyless identity surfaces, in a router of their own in front of the keyed one, so that no
   // key layer can ever apply to them whatever is registered where: the verify page and its actions
   // (the person verifying has no key), the session poll (the agent holds a poll secret, not the
-  // merchant's key) and the KYC vendor's webhook (signed). A request none of them matches goes on.
+  // merchant's key), the refresh-token exchange (the token is the credential) and the KYC vendor's
+  // webhook (signed). A request none of them matches goes on.
   const keyless = new Router();
   verifyRoutes(keyless, { identity: deps.identity, log: deps.log });
-  pollSessionRoutes(keyless, { identity: deps.identity, limiter: new RateLimiter(deps.now ?? (() => new Date())) });
-  kycWebhookRoutes(keyless, { identity: deps.identity, log: deps.log });
+  const keylessLimiter = new RateLimiter(deps.now ?? (() => new Date()));
+  pollSessionRoutes(keyless, { identity: deps.identity, limiter: keylessLimiter });
+  kycWebhookRoutes(keyless, { identity: deps.identity, log: deps.log, limiter: keylessLimiter });
+  refreshRoutes(keyless, { identity: deps.identity, limiter: keylessLimiter });
   app.use(keyless.routes());
 
   // One router for the open routes and the /v1 ones behind the key: a router does its matching,
@@ -130,11 +149,14 @@ export function createApp(deps: AppDeps): Koa {
     enforceIpAllowlist(),
     planLimits(deps.keyLimiter ?? new RateLimiter(deps.now ?? (() => new Date())), deps.usage ?? newUsageMeter(deps)),
   );
-  reputationRoutes(router, deps);
-  batchRoutes(router, deps);
+  const withLevel = { ...deps, verificationLevel: verificationLevelOf(deps) };
+  reputationRoutes(router, withLevel);
+  batchRoutes(router, withLevel);
   statsRoutes(router, { stats });
   agentsRoutes(router, deps);
   createSessionRoutes(router, { identity: deps.identity });
+  credentialRoutes(router, { identity: deps.identity });
+  walletClaimRoutes(router, { identity: deps.identity });
   app.use(router.routes());
   // Sets 405 (or 501 for a method no route knows) with the path's Allow header; the error
   // middleware turns either into 405 method_not_allowed, keeping Allow (RFC 9110 requires it).

@@ -8,6 +8,10 @@ export const errorStatus = {
   invalid_test_address: 400,
   invalid_network: 400,
   invalid_wallet: 400,
+  // Wallet claims (not in spec 7.1; docs/decisions.md, "Wallet claims"): the message is not a live
+  // challenge of this account (ask for a new one), or the signature is not the wallet's (re-sign).
+  invalid_challenge: 400,
+  invalid_signature: 400,
   signup_required: 401,
   invalid_api_key: 401,
   unauthorized: 401,
@@ -39,6 +43,8 @@ export class ApiError extends Error {
     message: string,
     readonly extra: Record<string, unknown> = {},
     readonly headers: Record<string, string> = {},
+    /** Fields beside `error` rather than in it: only where the spec spells a body so (4.5's 409). */
+    readonly beside: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -48,6 +54,6 @@ export class ApiError extends Error {
   }
 
   body(): { error: Record<string, unknown> } {
-    return { error: { code: this.code, message: this.message, ...this.extra } };
+    return { error: { code: this.code, message: this.message, ...this.extra }, ...this.beside };
   }
 }

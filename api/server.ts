@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { publicBaseUrlOf, signupUrlOf, type Config } from '../pipeline/config.ts';
 import { explainPortInUse } from '../pipeline/port-in-use.ts';
 import type { Logger } from '../pipeline/log.ts';
-import { openStore, type Store } from '../pipeline/store/store.ts';
+import { openStore, operationalStore, type Store } from '../pipeline/store/store.ts';
 import { loadApiKeyIndex, type ApiKeyIndex } from './accounts.ts';
 import { createApiListener } from './app.ts';
 import { createApiServer } from './http-server.ts';
@@ -24,6 +24,8 @@ import type { JobRunner } from '../jobs/runner.ts';
 import { IdentityService } from '../identity/service.ts';
 import { createKycProvider } from '../identity/kyc/from-config.ts';
 import { createNameScreening } from '../identity/screening.ts';
+import { evmChainClients } from '../identity/wallets/siwe.ts';
+import { loadIdentityState, type IdentityState } from '../identity/state.ts';
 
 export interface RunningServer {
   url: string;
@@ -54,8 +56,10 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const store = await openStore({ dataDir: config.dataDir, readConnections: config.readConnections });
   let keys: ApiKeyIndex;
   let signer: ResponseSigner;
+  let identityState: IdentityState;
   try {
     keys = await loadApiKeyIndex(store);
+    identityState = await loadIdentityState(store);
     signer = loadOrCreateSigningKey(config.dataDir, log);
   } catch (err) {
     await store.close();
@@ -82,17 +86,25 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   // The API's listener is made once the port is known (the signup URL's default has it: PORT=0
   // picks one at listen). Nothing reaches the server before: the listener is set in the same
   // turn as the listen completes, and connections are only read in a later one.
+  if (config.kycProvider === 'sandbox') {
+    log.warn('KYC_PROVIDER is sandbox: the verify page lets anyone choose their verification outcome (answers say test: true); set KYC_PROVIDER=stripe for real verification');
+  }
   // verify_url, poll_url and agent_memory point at the service's own public address, known once
   // the API listens (PORT=0 picks the port then).
   let serviceBaseUrl = '';
   const identity = new IdentityService({
-    store,
+    // Its writes must not wait for a scoring run's transaction (a merchant captures a wallet after
+    // every payment): they go to the store's operational writer.
+    store: operationalStore(store),
+    state: identityState,
     log: log.child('identity'),
     provider: createKycProvider(config),
     screening: createNameScreening(store),
     serviceBaseUrl: () => serviceBaseUrl,
     supportEmail: () => config.supportEmail ?? `support@${new URL(serviceBaseUrl).hostname}`,
     freshnessDays: config.sanctionsFreshnessDays,
+    // Wallet claims verify contract wallets (ERC-1271/6492) on the chains with an RPC URL.
+    evmChains: evmChainClients(Object.values(config.chains)),
     now: options.now,
   });
   let listener: http.RequestListener | undefined;
@@ -100,7 +112,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const api = createApiServer((req, res) => listener!(req, res));
   const adminToken = newSecret('adm_');
   // The same server as the API's: a request Node's parser refuses is answered in the API's format too.
-  const admin = createApiServer(createAdminApp({ store, config, log: log.child('admin'), keys, runs, jobs, usage }, adminToken).callback());
+  const admin = createApiServer(createAdminApp({ store, config, log: log.child('admin'), keys, runs, jobs, usage, identity }, adminToken).callback());
 
   try {
     await listen(api, config.port, config.host);
@@ -122,6 +134,12 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   writeAdminFiles(config.dataDir, { pid: process.pid, url: adminUrl, token: adminToken });
   log.info('serving', { url, dataDir: config.dataDir, chains: Object.keys(config.chains) });
 
+  // When tokens were last used (GET /v1/credentials shows it from memory) reaches the store in
+  // one write every few seconds, not one per use.
+  const tokenUseFlush = setInterval(() => {
+    identityState.tokens.flushUses(identity.deps.store).catch((err: unknown) => log.warn('could not record token uses; will retry', { error: String(err) }));
+  }, 5_000);
+  tokenUseFlush.unref();
   let closing: Promise<void> | null = null;
   return {
     url,
@@ -139,6 +157,8 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
         await Promise.all([stopListening(api), stopListening(admin), jobs.stop()]);
         // After the listeners: no request counts any more, so this flush is the last.
         await usage.close();
+        clearInterval(tokenUseFlush);
+        await identityState.tokens.flushUses(identity.deps.store);
         await store.close();
         log.info('stopped cleanly');
       })()),

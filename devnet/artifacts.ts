@@ -5,6 +5,8 @@ import { abi as eip3009TokenAbi } from './artifacts/Eip3009Token.abi.ts';
 import { abi as identityRegistryAbi } from './artifacts/IdentityRegistry.abi.ts';
 import { abi as reputationRegistryAbi } from './artifacts/ReputationRegistry.abi.ts';
 import { abi as permit2ProxyStandInAbi } from './artifacts/Permit2ProxyStandIn.abi.ts';
+import { abi as ownedWalletAbi } from './artifacts/OwnedWallet.abi.ts';
+import { abi as ownedWalletFactoryAbi } from './artifacts/OwnedWalletFactory.abi.ts';
 
 // ABIs come from the generated .abi.ts modules so viem sees literal types; the JSON artifact
 // stays the single source for bytecode.
@@ -13,6 +15,8 @@ const abis = {
   IdentityRegistry: identityRegistryAbi,
   ReputationRegistry: reputationRegistryAbi,
   Permit2ProxyStandIn: permit2ProxyStandInAbi,
+  OwnedWallet: ownedWalletAbi,
+  OwnedWalletFactory: ownedWalletFactoryAbi,
 } as const;
 
 export type ContractName = keyof typeof abis;

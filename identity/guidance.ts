@@ -18,7 +18,7 @@ export function deliverVerifyUrlAndPoll(s: { verifyUrl: string; expiresAt: Date 
       'Give verify_url to your user (the person who operates you) and ask them to open it in a browser; it is safe to show.',
       `Poll poll_url every ${pollIntervalSeconds} seconds with the header ${pollSecretHeader}: <poll_secret>. Never put the poll secret in a URL, a log or a message to anyone.`,
       `When status is verified, keep operator_token in your credential store (not in long-term memory) and retry the merchant request with the header ${operatorTokenHeader}.`,
-      'Stop polling when status is consumed, expired, failed or flagged and follow that answer\'s next_steps.',
+      'Stop polling when status is consumed or expired, or failed without retry_until, and follow that answer\'s next_steps; while failed has retry_until, your user may try again on the page: keep polling. When flagged, a person reviews the verification: poll again every few minutes, the token comes once it is cleared.',
     ],
     user_message: `To continue, please verify your identity at ${s.verifyUrl} (a few minutes, with an identity document). The merchant learns only derived facts: verified or not, age bracket, country and a sanctions check; never your name, address, birth date or document. The link works until ${s.expiresAt.toISOString()}.`,
   };
@@ -67,6 +67,9 @@ export function verificationFailed(retryUntil: Date | null): NextSteps {
   };
 }
 
+/** Flagged: a person reviews; if they clear it, the next poll delivers the token (for 24 hours). */
+export const reviewPollIntervalSeconds = 300;
+
 export function contactSupport(s: { sessionId: string; supportEmail: string }): NextSteps {
   return {
     action: 'contact_support',
@@ -74,6 +77,7 @@ export function contactSupport(s: { sessionId: string; supportEmail: string }): 
     support_subject: `Identity review for verification session ${s.sessionId}`,
     user_message:
       'Your verification needs a manual review before any access can be granted. Please contact support with the subject given; do not start new sessions meanwhile.',
+    poll_interval_seconds: reviewPollIntervalSeconds,
   };
 }
 

@@ -37,7 +37,6 @@ export interface NewOperator {
 export async function insertOperator(tx: WriteTx, op: NewOperator): Promise<string> {
   const id = newId('op_');
   const { screening } = op;
-  const result = screening.status === 'hit' ? 'hit' : screening.status;
   await tx.run(sqlFile('identity/operator_insert'), [
     id,
     op.kycProvider,
@@ -46,7 +45,7 @@ export async function insertOperator(tx: WriteTx, op: NewOperator): Promise<stri
     op.ageBracket !== null,
     op.ageBracket,
     op.operatorType,
-    result,
+    screening.status,
     screening.status === 'unavailable' ? null : at(op.now),
     screening.status === 'hit' ? screening.sdnUid : null,
     screening.status === 'hit' ? screening.score : null,

@@ -3,9 +3,13 @@
 // per thing a route or command does. Plain functions over the store underneath; no Koa here.
 import type { Store } from '../pipeline/store/store.ts';
 import type { Logger } from '../pipeline/log.ts';
-import type { KycProvider, KycResult } from './kyc/provider.ts';
+import { NoAttemptsLeftError, type KycProvider, type KycResult } from './kyc/provider.ts';
 import type { NameScreening } from './screening.ts';
+import type { IdentityState } from './state.ts';
 import { completeVerification } from './verification.ts';
+import { createCredential, listCredentials, revokeCredential, type CredentialCreation, type CredentialRequest } from './credentials.ts';
+import { captureWallet, type CaptureResult } from './wallets/captures.ts';
+import type { Exchange } from './refresh.ts';
 import { createdAnswer, pollAnswer, sessionUrls } from './session-answers.ts';
 import {
   authenticatePoll,
@@ -14,13 +18,21 @@ import {
   readSession,
   reviewFlagged,
   SessionStateError,
+  UnknownSessionError,
+  canStart,
+  maxAttempts,
   startAttempt,
   statusAt,
   type Session,
 } from './sessions.ts';
+import { claimWallet, issueChallenge, type ChallengeResult } from './wallets/claims.ts';
+import type { EvmChainClients } from './wallets/siwe.ts';
+import type { VerificationLevel, WalletNetwork } from './wallets/directory.ts';
 
 export interface IdentityDeps {
   store: Store;
+  /** The owner's memory of tokens, refresh families and wallets (identity/state.ts). */
+  state: IdentityState;
   log: Logger;
   provider: KycProvider;
   screening: NameScreening;
@@ -28,6 +40,8 @@ export interface IdentityDeps {
   serviceBaseUrl: () => string;
   supportEmail: () => string;
   freshnessDays: number;
+  /** A public client per configured EVM chain id: wallet claims verify contract wallets on them. */
+  evmChains?: EvmChainClients;
   now?: () => Date;
 }
 
@@ -66,8 +80,8 @@ export class IdentityService {
     if (!session) return null;
     const now = this.now();
     if (statusAt(session, now) !== 'verified') return { body: pollAnswer(session, now, this.deps.supportEmail()), session };
-    const consumed = await consumeVerified(this.deps.store, id, now);
-    if (consumed.kind === 'delivered') return { body: pollAnswer(consumed.session, now, this.deps.supportEmail(), consumed.token), session: consumed.session };
+    const consumed = await consumeVerified(this.deps.store, this.deps.state, id, now);
+    if (consumed.kind === 'delivered') return { body: pollAnswer(consumed.session, now, this.deps.supportEmail(), consumed), session: consumed.session };
     return { body: pollAnswer(consumed.session, now, this.deps.supportEmail()), session: consumed.session };
   }
 
@@ -91,14 +105,26 @@ export class IdentityService {
     const { provider } = this.deps;
     if (provider.flow !== 'hosted') throw new SessionStateError('pending', 'this service uses the sandbox provider');
     const page = await this.pageSession(id);
-    if (!page) throw new SessionStateError('expired', 'no such session');
-    if (page.status !== 'pending' && page.status !== 'failed') throw new SessionStateError(page.status, `the session is ${page.status}`);
+    if (!page) throw new UnknownSessionError(`no verification session ${id}`);
+    const { session, now } = page;
+    // Checked before the vendor is asked: a session with no attempt left creates nothing there.
+    if (!canStart(session, now)) throw new SessionStateError(page.status, `the session is ${page.status}`);
     // The provider reuses the vendor's open session on a reload while pending, and replaces (and
     // cancels) a failed one on a retry.
-    const returnUrl = sessionUrls(this.deps.serviceBaseUrl(), id).verifyUrl;
-    const started = await provider.start({ id, providerRef: page.session.providerRef, returnUrl });
-    await startAttempt(this.deps.store, id, started.providerRef, this.now());
-    return started.url;
+    try {
+      const started = await provider.start({
+        id,
+        providerRef: session.providerRef,
+        returnUrl: sessionUrls(this.deps.serviceBaseUrl(), id).verifyUrl,
+        attempt: session.attempts + 1,
+        mayCreate: session.attempts < maxAttempts,
+      });
+      await startAttempt(this.deps.store, id, started.providerRef, this.now());
+      return started.url;
+    } catch (err) {
+      if (err instanceof NoAttemptsLeftError) throw new SessionStateError(page.status, err.message);
+      throw err;
+    }
   }
 
   /**
@@ -107,10 +133,13 @@ export class IdentityService {
    * (a redelivery, a replay, a stale attempt) is acknowledged and changes nothing.
    */
   async receiveWebhook(rawBody: Buffer, signature: string | undefined): Promise<WebhookOutcome> {
-    const { provider, store, log } = this.deps;
+    const { provider, log } = this.deps;
     if (provider.flow !== 'hosted') return { kind: 'ignored', reason: 'no hosted KYC provider is configured' };
     const delivery = await provider.receiveWebhook(rawBody, signature);
-    if (delivery.kind === 'ignored') return { kind: 'ignored', reason: `event ${delivery.type} carries no result` };
+    if (delivery.kind === 'ignored') {
+      if (delivery.reason) log.warn('webhook delivery not applied', { event: delivery.eventId, type: delivery.type, reason: delivery.reason });
+      return { kind: 'ignored', reason: delivery.reason ?? `event ${delivery.type} carries no result` };
+    }
     try {
       const session = await completeVerification(this.completionDeps(), delivery.sessionId, delivery.result, this.now(), {
         provider: provider.name,
@@ -120,18 +149,64 @@ export class IdentityService {
       log.info('verification result applied', { session: session.id, status: session.stored, event: delivery.eventId });
       return { kind: 'applied', sessionId: session.id, status: session.stored };
     } catch (err) {
-      if (!(err instanceof SessionStateError)) throw err;
+      // Permanent: a session that moved on, a stale attempt, a replay, or a session this service
+      // never had (another environment on the same Stripe account). Acknowledged, so not redelivered.
+      if (!(err instanceof SessionStateError) && !(err instanceof UnknownSessionError)) throw err;
       log.warn('verification result not applied', { session: delivery.sessionId, event: delivery.eventId, reason: err.message });
       return { kind: 'ignored', reason: err.message };
     }
   }
 
+  /** POST /v1/credentials for the account holder `accountId`. */
+  createCredential(accountId: string, request: CredentialRequest): Promise<CredentialCreation> {
+    return createCredential({ ...this.deps, kycProvider: this.deps.provider.name }, accountId, request, this.now());
+  }
+
+  listCredentials(accountId: string) {
+    return listCredentials(this.deps, accountId, this.now());
+  }
+
+  revokeCredential(accountId: string, id: string): Promise<boolean> {
+    return revokeCredential(this.deps, accountId, id, this.now());
+  }
+
+  /** POST /v1/credentials/wallets: a merchant reports the wallet that paid under an operator token. */
+  captureWallet(merchantAccountId: string, capture: Parameters<typeof captureWallet>[2]): Promise<CaptureResult> {
+    return captureWallet(this.deps, merchantAccountId, capture, this.now());
+  }
+
+  /** POST /v1/tokens/refresh: spends a refresh token for a fresh pair, in one writer unit. */
+  exchangeRefreshToken(token: string): Promise<Exchange> {
+    const now = this.now();
+    return this.deps.store.write((tx) => this.deps.state.refresh.exchange(tx, token, now));
+  }
+
   /** `reputation operators review`: clears or confirms a flagged session. */
   review(sessionId: string, decision: 'cleared' | 'confirmed'): Promise<Session> {
-    return reviewFlagged(this.deps.store, sessionId, decision, this.now());
+    return reviewFlagged(this.deps.store, this.deps.state, sessionId, decision, this.now());
+  }
+
+  /** POST /v1/wallets/challenge: a one-time message for `accountId` to sign with the wallet. */
+  walletChallenge(accountId: string, input: { network: WalletNetwork; address: string; chainId: number | null }): Promise<ChallengeResult> {
+    return issueChallenge(this.claimDeps(), accountId, input, this.now());
+  }
+
+  /**
+   * POST /v1/wallets/claim: the signed challenge checked and the claim recorded, with the wallet's
+   * verification level after it; a refusal as a result (identity/wallets/claims.ts).
+   */
+  async claimWallet(accountId: string, input: { message: string; signature: string }) {
+    const result = await claimWallet(this.claimDeps(), accountId, input, this.now());
+    if (result.kind !== 'claimed') return result;
+    const level: VerificationLevel = this.deps.state.wallets.verificationLevel(result.address);
+    return { ...result, level };
+  }
+
+  private claimDeps() {
+    return { store: this.deps.store, state: this.deps.state, serviceBaseUrl: this.deps.serviceBaseUrl(), evmChains: this.deps.evmChains ?? new Map() };
   }
 
   private completionDeps() {
-    return { store: this.deps.store, screening: this.deps.screening, kycProvider: this.deps.provider.name };
+    return { store: this.deps.store, state: this.deps.state, screening: this.deps.screening, kycProvider: this.deps.provider.name };
   }
 }

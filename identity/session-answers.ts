@@ -3,6 +3,7 @@
 import * as guidance from './guidance.ts';
 import { retryUntil, statusAt, type Session, type SessionStatus } from './sessions.ts';
 import { operatorTokenTtlSeconds, type IssuedToken } from './tokens.ts';
+import type { IssuedRefresh } from './refresh.ts';
 
 export interface SessionUrls {
   verifyUrl: string;
@@ -19,6 +20,7 @@ export function createdAnswer(session: Session, pollSecret: string, serviceBaseU
   return {
     session_id: session.id,
     status: 'pending',
+    ...testMark(session),
     poll_secret: pollSecret,
     verify_url: urls.verifyUrl,
     poll_url: urls.pollUrl,
@@ -28,10 +30,11 @@ export function createdAnswer(session: Session, pollSecret: string, serviceBaseU
   };
 }
 
-/** The poll answer for `session` at `now`; `token` only in the one answer that delivered it. */
-export function pollAnswer(session: Session, now: Date, supportEmail: string, token?: IssuedToken): Record<string, unknown> {
+/** The poll answer for `session` at `now`; the tokens only in the one answer that delivered them. */
+export function pollAnswer(session: Session, now: Date, supportEmail: string, delivered?: { token: IssuedToken; refresh: IssuedRefresh }): Record<string, unknown> {
+  const token = delivered?.token;
   const status: SessionStatus = token ? 'verified' : statusAt(session, now);
-  const base = { session_id: session.id, status };
+  const base = { session_id: session.id, status, ...testMark(session) };
   switch (status) {
     case 'pending':
       return { ...base, expires_at: session.expiresAt.toISOString(), retry_after_seconds: guidance.pollIntervalSeconds, next_steps: guidance.continuePolling() };
@@ -43,6 +46,8 @@ export function pollAnswer(session: Session, now: Date, supportEmail: string, to
         completed_at: session.completedAt!.toISOString(),
         token_ttl_seconds: operatorTokenTtlSeconds,
         token_expires_at: token!.expiresAt.toISOString(),
+        refresh_token: delivered!.refresh.token,
+        refresh_token_expires_at: delivered!.refresh.expiresAt.toISOString(),
         next_steps: guidance.retryWithOperatorToken(),
       };
     case 'consumed':
@@ -56,4 +61,9 @@ export function pollAnswer(session: Session, now: Date, supportEmail: string, to
     case 'flagged':
       return { ...base, next_steps: guidance.contactSupport({ sessionId: session.id, supportEmail }) };
   }
+}
+
+/** Sessions of the sandbox provider say so (no identity document was checked): `test: true`. */
+function testMark(session: Session): { test?: true } {
+  return session.kycProvider === 'sandbox' ? { test: true } : {};
 }

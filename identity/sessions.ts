@@ -16,7 +16,9 @@ import type { Row } from '../pipeline/store/rows.ts';
 import { sqlFile } from '../pipeline/store/sql-files.ts';
 import { newId, newSecret, secretsEqual, sha256Hex } from '../pipeline/secrets.ts';
 import { insertOperator, type NewOperator } from './operators.ts';
-import { issueOperatorToken, operatorTokenTtlSeconds, type IssuedToken } from './tokens.ts';
+import { operatorTokenTtlSeconds, type IssuedToken } from './tokens.ts';
+import type { IssuedRefresh } from './refresh.ts';
+import type { IdentityState } from './state.ts';
 import { at, dateOf, textOf } from './store-values.ts';
 
 /** Spec 2.3: a session expires 1 hour after creation. */
@@ -28,10 +30,13 @@ export const pollSecretPrefix = 'pls_';
 export type StoredStatus = 'pending' | 'verified' | 'consumed' | 'failed' | 'flagged';
 export type SessionStatus = StoredStatus | 'expired';
 
+/** agent: POST /v1/sessions, for a merchant's buyer; account: the account holder's own verification. */
+export type SessionPurpose = 'agent' | 'account';
+
 export interface Session {
   id: string;
   accountId: string;
-  purpose: 'agent';
+  purpose: SessionPurpose;
   context: string | null;
   productName: string | null;
   /** The creating account's display name (accounts.name), shown on the verify page. */
@@ -50,10 +55,13 @@ export interface Session {
   consumedAt: Date | null;
 }
 
-/** The status at `now`: pending past its expiry, or verified and never polled for 24 h, is expired. */
+/**
+ * The status at `now`: pending past its expiry, or an agent's session verified and never polled
+ * for 24 h, is expired. (An account holder's verified session stays verified: nobody polls it.)
+ */
 export function statusAt(s: Session, now: Date): SessionStatus {
   if (s.stored === 'pending' && now >= s.expiresAt) return 'expired';
-  if (s.stored === 'verified' && s.completedAt && now.getTime() >= s.completedAt.getTime() + operatorTokenTtlSeconds * 1000) return 'expired';
+  if (s.stored === 'verified' && s.purpose === 'agent' && s.completedAt && now.getTime() >= s.completedAt.getTime() + operatorTokenTtlSeconds * 1000) return 'expired';
   return s.stored;
 }
 
@@ -62,9 +70,14 @@ export function retryUntil(s: Session, now: Date): Date | null {
   return s.stored === 'failed' && now < s.expiresAt && s.attempts < maxAttempts ? s.expiresAt : null;
 }
 
+/** Whether a verification may be started (or continued) on the page now. */
+export function canStart(s: Session, now: Date): boolean {
+  return statusAt(s, now) === 'pending' || retryUntil(s, now) !== null;
+}
+
 export interface NewSession {
   accountId: string;
-  purpose: 'agent';
+  purpose: SessionPurpose;
   context: string | null;
   productName: string | null;
   kycProvider: string;
@@ -128,28 +141,24 @@ export async function authenticatePoll(store: Store, id: string, secret: string)
 }
 
 /**
- * Delivers the operator token of a verified session: verified becomes consumed and the token is
- * issued in the same transaction. Exactly one caller gets `delivered`; the others the session as it is then.
+ * Delivers the operator token of a verified agent session, with the first refresh token of a new
+ * family (the client's login): verified becomes consumed and both are issued in the same
+ * transaction. Exactly one caller gets `delivered`; the others the session as it is then.
  */
 export async function consumeVerified(
   store: Store,
+  state: IdentityState,
   id: string,
   now: Date,
-): Promise<{ kind: 'delivered'; token: IssuedToken; session: Session } | { kind: 'not_verified'; session: Session }> {
+): Promise<{ kind: 'delivered'; token: IssuedToken; refresh: IssuedRefresh; session: Session } | { kind: 'not_verified'; session: Session }> {
   return store.write(async (tx) => {
     const session = await lockedSession(tx, id);
-    if (statusAt(session, now) !== 'verified') return { kind: 'not_verified', session };
+    if (session.purpose !== 'agent' || statusAt(session, now) !== 'verified') return { kind: 'not_verified', session };
     await tx.run(sqlFile('identity/session_consume'), [id, at(now)]);
-    const token = await issueOperatorToken(tx, {
-      operatorId: session.operatorId!,
-      accountId: session.accountId,
-      source: 'session',
-      sessionId: id,
-      label: null,
-      now,
-      ttlSeconds: operatorTokenTtlSeconds,
-    });
-    return { kind: 'delivered', token, session: { ...session, stored: 'consumed', consumedAt: now } };
+    const owner = { operatorId: session.operatorId!, accountId: session.accountId, now };
+    const refresh = await state.refresh.startFamily(tx, owner);
+    const token = await state.tokens.issue(tx, { ...owner, source: 'session', sessionId: id, familyId: refresh.familyId, ttlSeconds: operatorTokenTtlSeconds });
+    return { kind: 'delivered', token, refresh, session: { ...session, stored: 'consumed', consumedAt: now } };
   });
 }
 
@@ -182,7 +191,7 @@ export type VerificationOutcome =
  * and unexpired (and, for a vendor's delivery, not applied before and for the current attempt),
  * so a late, repeated or replayed result changes nothing.
  */
-export async function recordOutcome(store: Store, id: string, result: VerificationOutcome, now: Date, delivery?: VendorDelivery): Promise<Session> {
+export async function recordOutcome(store: Store, state: IdentityState, id: string, result: VerificationOutcome, now: Date, delivery?: VendorDelivery): Promise<Session> {
   return store.write(async (tx) => {
     const session = await lockedSession(tx, id);
     const status = statusAt(session, now);
@@ -200,6 +209,10 @@ export async function recordOutcome(store: Store, id: string, result: Verificati
     }
     const operatorId = await insertOperator(tx, { ...result.operator, now });
     const next: StoredStatus = result.operator.screening.status === 'clear' ? 'verified' : 'flagged';
+    if (next === 'verified') state.wallets.markOperatorClear(tx, operatorId);
+    // An account holder's own verification is the account's operator, also while it is flagged
+    // (credentials wait for the review; its wallets are not kyc_verified until then).
+    if (session.purpose === 'account') state.wallets.linkAccountOperator(tx, session.accountId, operatorId);
     await tx.run(sqlFile('identity/session_set_state'), [id, next, null, operatorId, at(now)]);
     return { ...session, stored: next, operatorId, completedAt: now };
   });
@@ -207,18 +220,22 @@ export async function recordOutcome(store: Store, id: string, result: Verificati
 
 /**
  * The user starts a verification on the page: the first attempt of a pending session, or a retry
- * of a failed one (back to pending). `providerRef` is the vendor's session, when it has one.
+ * of a failed one (back to pending). `providerRef` is the vendor's session, when it has one. An
+ * attempt is counted when it is the first or follows a failure, and whenever the vendor's session
+ * is a new one (a failure whose result has not come in yet was an attempt too); continuing the
+ * vendor's open session (a reload of its page) is the same attempt.
  */
 export async function startAttempt(store: Store, id: string, providerRef: string | null, now: Date): Promise<Session> {
   return store.write(async (tx) => {
     const session = await lockedSession(tx, id);
     const status = statusAt(session, now);
-    if (status === 'failed' && retryUntil(session, now) === null) {
-      throw new SessionStateError(status, now >= session.expiresAt ? 'this link has expired' : `no attempts left (${maxAttempts} in all)`);
+    if (!canStart(session, now)) {
+      const why = status !== 'failed' ? `the session is ${status}` : now >= session.expiresAt ? 'this link has expired' : `no attempts left (${maxAttempts} in all)`;
+      throw new SessionStateError(status, why);
     }
-    if (status !== 'pending' && status !== 'failed') throw new SessionStateError(status, `the session is ${status}`);
-    await tx.run(sqlFile('identity/session_start_attempt'), [id, providerRef]);
-    const counted = status === 'failed' || session.attempts === 0;
+    const counted = providerRef !== null ? providerRef !== session.providerRef : status === 'failed' || session.attempts === 0;
+    if (counted && session.attempts >= maxAttempts) throw new SessionStateError(status, `no attempts left (${maxAttempts} in all)`);
+    await tx.run(sqlFile('identity/session_start_attempt'), [id, providerRef, counted ? 1 : 0]);
     return { ...session, stored: 'pending', attempts: session.attempts + (counted ? 1 : 0), failureCode: null, providerRef: providerRef ?? session.providerRef };
   });
 }
@@ -226,15 +243,23 @@ export async function startAttempt(store: Store, id: string, providerRef: string
 /**
  * A person's review of a flagged session: `cleared` makes the operator's screening clear as of now
  * and the session verified (its token deliverable for 24 h); `confirmed` keeps it flagged for good.
+ * `state` is the server's memory; null when the CLI runs without a server (it loads at start).
  */
-export async function reviewFlagged(store: Store, id: string, decision: 'cleared' | 'confirmed', now: Date): Promise<Session> {
+export async function reviewFlagged(store: Store, state: IdentityState | null, id: string, decision: 'cleared' | 'confirmed', now: Date): Promise<Session> {
   return store.write(async (tx) => {
     const session = await lockedSession(tx, id);
     if (session.stored !== 'flagged' || session.reviewDecision !== null) {
       throw new SessionStateError(statusAt(session, now), `session ${id} is not waiting for a review (status ${statusAt(session, now)}${session.reviewDecision ? `, already ${session.reviewDecision}` : ''})`);
     }
     if (decision === 'cleared') {
+      // A flag raised because no list could answer has no match to judge, and the name is gone:
+      // clearing it would make an unscreened person clear. Confirm it; the person verifies again.
+      const [operator] = await tx.all(sqlFile('identity/operator_by_id'), [session.operatorId]);
+      if (operator?.sanctions_result === 'unavailable') {
+        throw new SessionStateError('flagged', `session ${id} was flagged because no sanctions list could screen the name: nothing to clear; --confirm it, and the person verifies again in a new session`);
+      }
       await tx.run(sqlFile('identity/operator_clear_sanctions'), [session.operatorId, at(now)]);
+      state?.wallets.markOperatorClear(tx, session.operatorId!);
       await tx.run(sqlFile('identity/session_review'), [id, 'verified', decision, at(now), at(now)]);
       return { ...session, stored: 'verified', reviewDecision: decision, completedAt: now };
     }
@@ -264,7 +289,7 @@ function sessionOf(row: Row): Session {
   return {
     id: String(row.id),
     accountId: String(row.account_id),
-    purpose: 'agent',
+    purpose: String(row.purpose) as SessionPurpose,
     context: textOf(row.context),
     productName: textOf(row.product_name),
     merchantName: textOf(row.merchant_name),

@@ -3,19 +3,20 @@
 // potential match), and fails closed: with no list to screen against it is flagged for a person
 // to review, never verified. The name is passed to the screening call and goes nowhere else.
 import type { Store } from '../pipeline/store/store.ts';
+import type { IdentityState } from './state.ts';
 import type { KycResult } from './kyc/provider.ts';
 import type { NameScreening } from './screening.ts';
 import { recordOutcome, type Session, type VendorDelivery } from './sessions.ts';
 
 export async function completeVerification(
-  deps: { store: Store; screening: NameScreening; kycProvider: string },
+  deps: { store: Store; state: IdentityState; screening: NameScreening; kycProvider: string },
   sessionId: string,
   result: KycResult,
   now: Date,
   delivery?: VendorDelivery,
 ): Promise<Session> {
-  if (result.outcome === 'failed') return recordOutcome(deps.store, sessionId, { outcome: 'failed', code: result.code }, now, delivery);
+  if (result.outcome === 'failed') return recordOutcome(deps.store, deps.state, sessionId, { outcome: 'failed', code: result.code }, now, delivery);
   const { screeningName, ...facts } = result.identity;
   const screening = await deps.screening.screen(screeningName);
-  return recordOutcome(deps.store, sessionId, { outcome: 'verified', operator: { ...facts, kycProvider: deps.kycProvider, screening } }, now, delivery);
+  return recordOutcome(deps.store, deps.state, sessionId, { outcome: 'verified', operator: { ...facts, kycProvider: deps.kycProvider, screening } }, now, delivery);
 }

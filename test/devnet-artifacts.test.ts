@@ -7,8 +7,8 @@ import { artifactsDir, compileContracts, serializeAbiModule, serializeArtifact }
 describe('devnet artifacts', () => {
   const compiled = compileContracts();
 
-  it('compiles the token, the two ERC-8004 registries and the Permit2 proxy stand-in', () => {
-    expect(Object.keys(compiled)).toEqual(['Eip3009Token', 'IdentityRegistry', 'Permit2ProxyStandIn', 'ReputationRegistry']);
+  it('compiles the token, the two ERC-8004 registries, the Permit2 proxy stand-in and the contract wallet with its factory', () => {
+    expect(Object.keys(compiled)).toEqual(['Eip3009Token', 'IdentityRegistry', 'OwnedWallet', 'OwnedWalletFactory', 'Permit2ProxyStandIn', 'ReputationRegistry']);
   });
 
   it.each(Object.values(compiled))('$contractName matches its committed artifacts', (artifact) => {

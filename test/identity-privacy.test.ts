@@ -1,5 +1,6 @@
 // Secrets and personal data of the verification flow stay out of everything the service keeps or
-// produces: a poll secret, an operator token and a name typed on the sandbox form are planted, and
+// produces: a poll secret, operator tokens (from a poll, an exchange, a credential), refresh tokens
+// and names typed on the sandbox form are planted, and
 // none may appear in the logs, in any text column of the database, in the bytes of its WAL and file,
 // in the Parquet exports, or in any URL the service produced (answers, redirects, page links).
 // A value that is stored on purpose (the merchant's display name) is looked for the same way and
@@ -13,7 +14,7 @@ import { startServer, type RunningServer } from '../api/server.ts';
 import { createAccount } from '../api/accounts.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { cliEnv, repoRoot, runCli } from './helpers/cli.ts';
-import { newSession, poll, sdnTinyCsv, submitSandbox } from './helpers/identity.ts';
+import { call, newSession, poll, sdnTinyCsv, submitSandbox } from './helpers/identity.ts';
 
 const merchantName = 'Privacy Probe Merchant Ltd';
 const typedName = 'Quillon Brevardine-Oustalet';
@@ -51,6 +52,17 @@ describe('privacy of the verification flow', () => {
     const verified = await poll(s.poll_url, s.poll_secret);
     planted.operatorToken = verified.body.operator_token;
     expect(planted.operatorToken).toMatch(/^opc_/);
+    planted.refreshToken = verified.body.refresh_token;
+    // An exchange (a refresh token of the next generation, a new access token) and a credential.
+    const exchanged = await call(server.url, 'POST', '/v1/tokens/refresh', { body: { refresh_token: planted.refreshToken } });
+    planted.rotatedRefreshToken = exchanged.body.refresh_token;
+    planted.rotatedOperatorToken = exchanged.body.operator_token;
+    const holderRefused = await call(server.url, 'POST', '/v1/credentials', { key, body: {} });
+    await submitSandbox(holderRefused.body.verify_url, { outcome: 'verified', jurisdiction: 'NL', age: '21+', name: typedName });
+    const credential = await call(server.url, 'POST', '/v1/credentials', { key, body: { label: 'privacy' } });
+    planted.credential = credential.body.credential;
+    expect(planted.credential).toMatch(/^opc_/);
+    await call(server.url, 'POST', '/v1/credentials/wallets', { key, body: { operator_token: planted.credential, wallet_address: `0x${'5'.repeat(40)}`, network: 'evm' } });
     await poll(s.poll_url, s.poll_secret);
     urls.push(...links(await (await fetch(s.verify_url)).text()));
 
@@ -67,7 +79,8 @@ describe('privacy of the verification flow', () => {
   const secrets = () => Object.entries(planted);
 
   it('the planted values were really produced', () => {
-    expect(Object.keys(planted).sort()).toEqual(['minorName', 'operatorToken', 'pollSecret', 'typedName']);
+    expect(Object.keys(planted).sort()).toEqual(['credential', 'minorName', 'operatorToken', 'pollSecret', 'refreshToken', 'rotatedOperatorToken', 'rotatedRefreshToken', 'typedName']);
+    for (const value of Object.values(planted)) expect(value.length).toBeGreaterThan(10);
     expect(logLines.length).toBeGreaterThan(0);
   });
 

@@ -9,7 +9,6 @@ import { loadConfig } from '../pipeline/config.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
 import { createAccount } from '../api/accounts.ts';
-import { verifyOperatorToken } from '../identity/tokens.ts';
 import { readOperator } from '../identity/operators.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { cliEnv, runCli } from './helpers/cli.ts';
@@ -50,6 +49,7 @@ describe('verification sessions', () => {
       expect(body.session_id).toMatch(/^sess_[0-9a-z]{10}[A-Za-z0-9]{12}$/);
       expect(body.poll_secret).toMatch(/^pls_[A-Za-z0-9]{32}$/);
       expect(body.status).toBe('pending');
+      expect(body.test).toBe(true);
       expect(body.verify_url).toBe(`${server.url}/verify/${body.session_id}`);
       expect(body.poll_url).toBe(`${server.url}/v1/sessions/${body.session_id}`);
       expect(body.expires_at).toBe(new Date(clock + hour).toISOString());
@@ -152,6 +152,7 @@ describe('verification sessions', () => {
       expect(status).toBe(200);
       expect(body).toEqual({
         session_id: s.session_id,
+        test: true,
         status: 'pending',
         expires_at: s.expires_at,
         retry_after_seconds: 5,
@@ -171,27 +172,41 @@ describe('verification sessions', () => {
       expect(first.status).toBe(200);
       expect(first.body).toEqual({
         session_id: s.session_id,
+        test: true,
         status: 'verified',
         operator_token: expect.stringMatching(/^opc_[A-Za-z0-9]{32}$/),
         completed_at: new Date(clock).toISOString(),
         token_ttl_seconds: 86400,
         token_expires_at: new Date(clock + 24 * hour).toISOString(),
+        refresh_token: expect.stringMatching(/^prt_[A-Za-z0-9]{32}$/),
+        refresh_token_expires_at: new Date(clock + 90 * 24 * hour).toISOString(),
         next_steps: { action: 'retry_merchant_request_with_operator_token', header_name: 'X-Operator-Token', user_message: expect.any(String) },
       });
       const second = await poll(s.poll_url, s.poll_secret, client());
       expect(second.body).toEqual({
         session_id: s.session_id,
+        test: true,
         status: 'consumed',
         completed_at: new Date(clock).toISOString(),
         next_steps: { action: 'use_stored_operator_token', header_name: 'X-Operator-Token', user_message: expect.any(String) },
       });
       // The token identifies the operator the verification recorded, with its derived facts only.
-      const token = await verifyOperatorToken(server.store, first.body.operator_token, new Date(clock));
+      const token = server.identity.deps.state.tokens.verify(first.body.operator_token, new Date(clock));
       expect(token.kind).toBe('active');
-      const operator = await readOperator(server.store, token.kind === 'active' ? token.operatorId : '');
+      const operator = await readOperator(server.store, token.kind === 'active' ? token.token.operatorId : '');
       expect(operator).toMatchObject({ jurisdiction: 'US', ageVerified: true, ageBracket: '21+', operatorType: 'individual', sanctionsResult: 'clear' });
-      expect(await verifyOperatorToken(server.store, first.body.operator_token, new Date(clock + 24 * hour))).toMatchObject({ kind: 'expired' });
-      expect(await verifyOperatorToken(server.store, 'opc_notatokennotatokennotatokennota', new Date(clock))).toEqual({ kind: 'unknown' });
+      expect(server.identity.deps.state.tokens.verify(first.body.operator_token, new Date(clock + 24 * hour))).toMatchObject({ kind: 'expired' });
+      expect(server.identity.deps.state.tokens.verify('opc_notatokennotatokennotatokennota', new Date(clock))).toEqual({ kind: 'unknown' });
+    });
+
+    it('HEAD on the poll is refused (405): it would spend the one-time token', async () => {
+      const s = await newSession(server.url, keys.pro);
+      await submitSandbox(s.verify_url, clearPerson);
+      const head = await fetch(s.poll_url, { method: 'HEAD', headers: { 'X-Poll-Secret': s.poll_secret, ...client() } });
+      expect([head.status, head.headers.get('allow')]).toEqual([405, 'GET']);
+      const polled = await poll(s.poll_url, s.poll_secret, client());
+      expect(polled.body.status).toBe('verified');
+      expect(polled.body.operator_token).toMatch(/^opc_/);
     });
 
     it('flagged: a sanctioned name gets contact_support and never a token', async () => {
@@ -201,12 +216,14 @@ describe('verification sessions', () => {
         const { body } = await poll(s.poll_url, s.poll_secret, client());
         expect(body).toEqual({
           session_id: s.session_id,
+        test: true,
           status: 'flagged',
           next_steps: {
             action: 'contact_support',
             support_email: 'review@example.org',
             support_subject: `Identity review for verification session ${s.session_id}`,
             user_message: expect.any(String),
+            poll_interval_seconds: 300,
           },
         });
       }
@@ -260,6 +277,7 @@ describe('verification sessions', () => {
       const failed = await poll(s.poll_url, s.poll_secret, client());
       expect(failed.body).toEqual({
         session_id: s.session_id,
+        test: true,
         status: 'failed',
         failure_code: 'document_unverified_other',
         next_steps: { action: 'verification_failed', user_message: expect.any(String), retry_until: s.expires_at, poll_interval_seconds: 5 },
@@ -288,6 +306,7 @@ describe('verification sessions', () => {
       const expired = await poll(s.poll_url, s.poll_secret, client());
       expect(expired.body).toEqual({
         session_id: s.session_id,
+        test: true,
         status: 'expired',
         expires_at: s.expires_at,
         next_steps: { action: 'create_new_session', user_message: expect.any(String) },
@@ -355,5 +374,33 @@ describe('verification sessions', () => {
       const unknown = await runCli(['accounts', 'rename', 'acc_nope', '--name', 'X'], cliEnv(dataDir));
       expect([unknown.code, unknown.stderr.includes('no account acc_nope')]).toEqual([1, true]);
     });
+  });
+});
+
+describe('verification sessions with no SDN names loaded: name screening fails closed', () => {
+  const dataDir = tempDataDir('identity-sessions-unscreened');
+  let server: RunningServer;
+  let key: string;
+
+  beforeAll(async () => {
+    server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0' }), silentLogger);
+    key = (await createAccount(server.store, { plan: 'pro' }, server.keys)).api_key;
+  });
+  afterAll(() => server?.close());
+
+  it('a verified outcome is flagged, never verified; a review cannot clear what was never screened', async () => {
+    const s = await newSession(server.url, key);
+    await submitSandbox(s.verify_url, clearPerson);
+    const polled = await poll(s.poll_url, s.poll_secret);
+    expect(polled.body.status).toBe('flagged');
+    expect(polled.body.operator_token).toBeUndefined();
+    const [operator] = await server.store.read('SELECT sanctions_result, sanctions_checked_at FROM operators');
+    expect(operator).toEqual({ sanctions_result: 'unavailable', sanctions_checked_at: null });
+    const cleared = await runCli(['operators', 'review', s.session_id, '--clear'], cliEnv(dataDir));
+    expect(cleared.code).toBe(1);
+    expect(cleared.stderr).toContain('no sanctions list could screen the name');
+    const confirmed = await runCli(['operators', 'review', s.session_id, '--confirm'], cliEnv(dataDir));
+    expect(confirmed.code).toBe(0);
+    expect((await poll(s.poll_url, s.poll_secret)).body.status).toBe('flagged');
   });
 });

@@ -173,6 +173,68 @@ describe('Stripe Identity over HTTP', () => {
     expect((await pollOnce(session)).body.status).toBe('verified');
   });
 
+  it('two starts at once (a double click, two tabs) lead to one VerificationSession, whose result applies', async () => {
+    const session = await newSession(server.url, apiKey);
+    const creates = fake.count('POST', createPath);
+    const [a, b] = await Promise.all([start(session), start(session)]);
+    expect([a.status, b.status]).toEqual([303, 303]);
+    const vsId = fake.latestFor(session.session_id)!;
+    // Both went to the hosted page of that one VerificationSession.
+    for (const location of [a.location!, b.location!]) expect(location.startsWith(`${fake.url}/start/`)).toBe(true);
+    expect(fake.count('POST', createPath) - creates).toBeLessThanOrEqual(2);
+    expect(await stored(session.session_id)).toMatchObject({ provider_ref: vsId, attempts: 1 });
+    await fake.complete(vsId, { outcome: 'verified', document: margaret });
+    expect((await pollOnce(session)).body.status).toBe('verified');
+    // The two creates carried one idempotency key: Stripe made one VerificationSession of them.
+    const keys = fake.requests.filter((r) => r.method === 'POST' && createPath.test(r.path) && (r.params.metadata as { session_id?: string })?.session_id === session.session_id).map((r) => r.idempotencyKey);
+    expect(new Set(keys)).toEqual(new Set([`${session.session_id}:attempt-1`]));
+  });
+
+  it('no attempt left: the start link creates nothing at Stripe and leads back to the page', async () => {
+    const { session, vsId } = await started();
+    await fake.complete(vsId, { outcome: 'failed', code: 'document_expired' });
+    for (let i = 0; i < 2; i++) {
+      await start(session);
+      await fake.complete(fake.latestFor(session.session_id)!, { outcome: 'failed', code: 'document_expired' });
+    }
+    expect(await stored(session.session_id)).toMatchObject({ status: 'failed', attempts: 3 });
+    const creates = fake.count('POST', createPath);
+    const refused = await start(session);
+    expect([refused.status, refused.location]).toEqual([303, `/verify/${session.session_id}`]);
+    expect(fake.count('POST', createPath)).toBe(creates);
+  });
+
+  it('a failure whose webhook has not come in yet still counts as an attempt when a new VerificationSession replaces it', async () => {
+    const { session, vsId } = await started();
+    await fake.complete(vsId, { outcome: 'failed', code: 'selfie_face_mismatch' }, { deliver: false });
+    await start(session);
+    expect(fake.latestFor(session.session_id)).not.toBe(vsId);
+    expect(await stored(session.session_id)).toMatchObject({ status: 'pending', attempts: 2 });
+  });
+
+  it('a result for a session this service does not have (another environment on the account): 200, nothing applied', async () => {
+    const { vsId } = await started();
+    const foreign = fake.event('identity.verification_session.verified', vsId);
+    const object = foreign.data.object as { metadata: Record<string, string> };
+    object.metadata = { ...object.metadata, session_id: 'sess_fromAnotherEnvironment1' };
+    const delivery = await fake.send({ ...foreign, id: 'evt_foreignSession' });
+    expect([delivery.status, delivery.body]).toEqual([200, { received: true, applied: false }]);
+  });
+
+  it('refuses a body past 256 kB with 413 before reading it as an event', async () => {
+    const res = await fetch(`${server.url}/webhooks/stripe`, { method: 'POST', headers: { 'Stripe-Signature': 't=1,v1=00' }, body: 'x'.repeat(300 * 1024) });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as any).error.code).toBe('payload_too_large');
+  });
+
+  it('HEAD on the start link is refused (405): it would start a verification at Stripe', async () => {
+    const session = await newSession(server.url, apiKey);
+    const creates = fake.count('POST', createPath);
+    const res = await fetch(`${session.verify_url}/start`, { method: 'HEAD', headers: client() });
+    expect([res.status, res.headers.get('allow')]).toEqual([405, 'GET']);
+    expect(fake.count('POST', createPath)).toBe(creates);
+  });
+
   it('a name on the SDN list: flagged, its operator a hit', async () => {
     const { session, vsId } = await started();
     await fake.complete(vsId, { outcome: 'verified', document: { firstName: 'Daniel', lastName: 'MORENO', dob: { day: 3, month: 2, year: 1975 }, issuingCountry: 'BZ' } });
@@ -257,7 +319,7 @@ describe('Stripe Identity over HTTP', () => {
 
   it('says what to do when the key cannot read dates of birth (a secret key, not a restricted one)', async () => {
     const provider = createStripeProvider({ secretKey, webhookSecret, apiBase: fake.url });
-    const { providerRef } = await provider.start({ id: 'sess_secretKeyCheck', providerRef: null, returnUrl: `${server.url}/verify/sess_secretKeyCheck` });
+    const { providerRef } = await provider.start({ id: 'sess_secretKeyCheck', providerRef: null, returnUrl: `${server.url}/verify/sess_secretKeyCheck`, attempt: 1, mayCreate: true });
     const { events } = await fake.complete(providerRef, { outcome: 'verified', document: margaret }, { deliver: false });
     const payload = JSON.stringify(events.at(-1));
     const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: webhookSecret });

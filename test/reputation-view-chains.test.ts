@@ -224,7 +224,7 @@ describe('the 2.8 view over chains', () => {
   });
 
   it('identity: an owner whose agent is paid at its own wallet shows that agent, as the wallet does', async () => {
-    const identity = { registered_agent: true, chains_registered: ['base'], ens_name: 'agent3.eth', endpoint_status: 'reachable', github_repo: 'https://github.com/agent3/agent3' };
+    const identity = { registered_agent: true, chains_registered: ['base'], ens_name: 'agent3.eth', endpoint_status: 'reachable', github_repo: 'https://github.com/agent3/agent3', verification_level: 'none' };
     for (const address of [walletOwner, agentWallet]) {
       expect((await get(`/v1/reputation/${address}?view=full`)).body.identity, address).toEqual(identity);
       expect((await get(`/v1/reputation/${address}?view=full&chain=base`)).body.identity, address).toEqual(identity);

@@ -45,6 +45,7 @@ function full(c: Case) {
     now,
     tier: 'growth',
     cacheTtlSeconds: 60,
+    verificationLevel: 'none',
   }) as ReturnType<typeof viewRecord> & { decision: { allow: boolean; reasons: string[] }; factors: Record<string, { score: number; weight: number; raw: Record<string, unknown> }> };
 }
 

@@ -274,6 +274,32 @@ describe('group-commit writer', () => {
     }
   });
 
+  it('undoes the in-memory changes of a rolled-back group, so memory ends as the committed rows', async () => {
+    const store = await openStore({ dataDir: tempDataDir('writer-undo') });
+    try {
+      // A set in memory kept in step with the rows, as the identity indexes are: each unit reads
+      // it (an id already there is refused) and adds its id, with an undo.
+      const ids = new Set<string>();
+      const add = (id: string, fail = false) =>
+        store.write(async (tx) => {
+          if (ids.has(id)) return 'duplicate';
+          await tx.run(`INSERT INTO accounts (id, name, plan, status, created_at) VALUES ($1, NULL, 'free', 'active', now())`, [id]);
+          ids.add(id);
+          tx.onRollback(() => ids.delete(id));
+          if (fail) await tx.run('SELECT * FROM no_such_table');
+          return 'added';
+        });
+      // One group: the failing unit rolls the group back; every unit runs again alone.
+      const results = await Promise.allSettled([add('acc_a'), add('acc_b', true), add('acc_a'), add('acc_c')]);
+      expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'failed'))).toEqual(['added', 'failed', 'duplicate', 'added']);
+      expect([...ids].sort()).toEqual(['acc_a', 'acc_c']);
+      const rows = await store.read('SELECT id FROM accounts ORDER BY id');
+      expect(rows.map((r) => r.id)).toEqual(['acc_a', 'acc_c']);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('stores utc_now() as UTC whatever the host zone', async () => {
     const store = await openStore({ dataDir: tempDataDir('utc') });
     try {

@@ -15,6 +15,7 @@ import { importKinds, type ImportKind } from '../../pipeline/import/kinds.ts';
 import { importFormats, type ImportFormat } from '../../pipeline/import/format.ts';
 import { JobOperationError, jobOperations, type JobsContext } from './job-operations.ts';
 import type { UsageMeter } from '../usage/meter.ts';
+import type { IdentityService } from '../../identity/service.ts';
 import { UnknownAccountError, usageReport } from '../usage/report.ts';
 import { activeOverrides, changeAccountLimits, LimitsRefusedError, type LimitOverrides } from '../usage/limits.ts';
 
@@ -23,6 +24,8 @@ export interface OperationContext extends JobsContext {
   keys?: ApiKeyIndex;
   /** Present inside the server: its unflushed usage counts are flushed before usage.show reads. */
   usage?: UsageMeter;
+  /** Present inside the server: a review changes its memory of operators too. */
+  identity?: IdentityService;
 }
 
 
@@ -52,7 +55,8 @@ export const operations = {
     input: z.object({ sessionId: z.string().min(1), decision: z.enum(['cleared', 'confirmed']) }),
     run: async (ctx: OperationContext, args: { sessionId: string; decision: 'cleared' | 'confirmed' }) => {
       try {
-        const session = await reviewFlagged(ctx.store, args.sessionId, args.decision, new Date());
+        // Inside the server its identity half reviews (its clock, its memory); without one, the store alone.
+        const session = ctx.identity ? await ctx.identity.review(args.sessionId, args.decision) : await reviewFlagged(ctx.store, null, args.sessionId, args.decision, new Date());
         return { session_id: session.id, status: session.stored, review_decision: session.reviewDecision, operator_id: session.operatorId };
       } catch (err) {
         if (err instanceof SessionStateError || err instanceof UnknownSessionError) throw new OperationInputError(err.message);

@@ -11,8 +11,10 @@ import { browseQuerySchema, identifiedQuerySchema } from '../routes/legacy.ts';
 import { addressParamsSchema, reputationQuerySchema } from '../routes/reputation.ts';
 import { signingKeyPath } from '../security/signing.ts';
 import { createSessionSchema, pollHeadersSchema, sessionParamsSchema } from '../routes/sessions.ts';
+import { walletChallengeSchema, walletClaimSchema } from '../routes/wallet-claims.ts';
 import { sandboxFormSchema } from '../routes/verify.ts';
 import { stripeWebhookPath } from '../routes/kyc-webhooks.ts';
+import { captureSchema, createCredentialSchema, credentialParamsSchema, refreshSchema } from '../routes/credentials.ts';
 import * as s from './schemas.ts';
 
 export type HeaderName = keyof typeof responseHeaders;
@@ -49,7 +51,7 @@ export type Tag = 'reputation' | 'identity' | 'verify' | 'agents' | 'stats' | 'l
 
 export const tags: Record<Tag, string> = {
   reputation: 'Reputation records of wallet addresses (X-API-Key; each address looked up is one call).',
-  identity: 'Verification sessions: a merchant creates one (X-API-Key, plans with sessions) for an agent without an identity; the agent polls it with its poll secret (no key) until it receives a one-time operator token. Free of quota.',
+  identity: 'Verification sessions: a merchant creates one (X-API-Key, plans with sessions) for an agent without an identity; the agent polls it with its poll secret (no key) until it receives a one-time operator token. Wallet claims: an account (X-API-Key, any plan) proves it controls a wallet by signing a one-time challenge. Free of quota.',
   verify: "The verify page a person opens from a session's verify_url, its actions, and the KYC vendor's webhook. No key: the session id in the URL, or the vendor's signature, is the credential.",
   agents: 'Registered ERC-8004 agents (X-API-Key; free of quota).',
   stats: 'Aggregate statistics of the newest scoring run (X-API-Key; free of quota).',
@@ -58,7 +60,7 @@ export const tags: Record<Tag, string> = {
 };
 
 export interface Operation {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'delete';
   /** OpenAPI form: `{name}` for a path parameter. */
   path: string;
   operationId: string;
@@ -124,6 +126,11 @@ const errorMeanings: Partial<Record<ErrorCode, string>> = {
   internal_error: 'internal_error: unexpected failure; report the X-Request-Id',
   stale_data: 'stale_data: the newest scoring run is older than the stale limit (STALE_AFTER_SECONDS, 24 h by default; view variant only)',
   unavailable: 'unavailable: the server is shutting down',
+  invalid_network: 'invalid_network: network is not evm or solana',
+  invalid_wallet: 'invalid_wallet: not a wallet address of the network (malformed, the EVM zero address; for a claim also a Solana address no key signs for)',
+  invalid_challenge: 'invalid_challenge: the message is not a live challenge of this account (unknown nonce, changed text, another domain, expired or used): ask for a new one',
+  invalid_signature: "invalid_signature: the signature is not the wallet's (another signer, or a contract wallet on a chain without an RPC URL here)",
+  api_error: 'api_error: a service this one depends on did not answer (for a wallet claim: the chain of a contract wallet); retry later',
 };
 
 /** What every /v1 route can answer before its own work: the key, the allowlist, the rate limit. */
@@ -205,6 +212,115 @@ export const operations: readonly Operation[] = [
     responses: {
       200: ok('The session now, with its next_steps (Cache-Control: no-store).', s.sessionPoll, [...rateHeaders, 'Cache-Control']),
       ...errors(['unauthorized', 'rate_limited', 'unavailable', 'internal_error'], { apiKey: false, perIp: true }),
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/wallets/challenge',
+    operationId: 'createWalletChallenge',
+    summary: 'Get a one-time message to sign with a wallet',
+    description:
+      'Any plan. Step one of a wallet claim: the exact text to sign with the wallet, an EIP-4361 (Sign-In with Ethereum) message for evm or a Sign-In With Solana message for solana, ' +
+      "naming this service's domain and URI, the account, a random nonce and an expiry 10 minutes on. Sign it as it is (personal_sign / signMessage) and send it to POST /v1/wallets/claim. Free of quota.",
+    tag: 'identity',
+    apiKey: true,
+    request: { body: walletChallengeSchema },
+    responses: {
+      200: ok('The message to sign (Cache-Control: no-store).', s.walletChallenge, [...rateHeaders, 'Cache-Control', ...signed]),
+      ...errors(['bad_request', 'invalid_network', 'invalid_wallet', 'payload_too_large', 'unsupported_media_type', 'unavailable', ...keyErrors], { apiKey: true }),
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/wallets/claim',
+    operationId: 'claimWallet',
+    summary: 'Claim a wallet with its signature of a challenge',
+    description:
+      'Any plan. The message exactly as this account was issued it, unexpired and unused (single use), and the wallet\'s signature of it: an EOA, a deployed contract wallet (ERC-1271) or an undeployed one (ERC-6492) ' +
+      'on a chain this service has an RPC URL for (other chains: EOAs only), or a Solana key (ed25519). The wallet is then this account\'s (the newest claim of a wallet wins) and its reputation ' +
+      'record shows verification_level wallet_claimed, or kyc_verified once the account holder verified their identity. Free of quota.',
+    tag: 'identity',
+    apiKey: true,
+    request: { body: walletClaimSchema },
+    responses: {
+      200: ok('The claim (Cache-Control: no-store).', s.walletClaimed, [...rateHeaders, 'Cache-Control', ...signed]),
+      ...errors(['bad_request', 'invalid_challenge', 'invalid_signature', 'payload_too_large', 'unsupported_media_type', 'api_error', 'unavailable', ...keyErrors], { apiKey: true }),
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/credentials',
+    operationId: 'createCredential',
+    summary: 'Create an operator credential',
+    description:
+      'Plans with credentials. An opc_ token for your agents, identifying you (the account holder) once you verified your own identity; shown once. ' +
+      'Before that: 409 kyc_required with verify_url (your verification) and next_steps beside the error. Free of quota.',
+    tag: 'identity',
+    apiKey: true,
+    request: { body: createCredentialSchema, bodyOptional: true },
+    responses: {
+      200: ok('The credential, shown this once (Cache-Control: no-store).', s.credentialCreated, [...rateHeaders, 'Cache-Control', ...signed]),
+      409: { description: 'kyc_required: verify first (verify_url), or a flagged verification waits for a review', body: s.kycRequiredBody, headers: ['X-Request-Id', ...rateHeaders, ...signed], errorCodes: ['kyc_required'] },
+      ...errors(['bad_request', 'payment_required', 'payload_too_large', 'unsupported_media_type', 'unavailable', ...keyErrors], { apiKey: true }),
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/credentials',
+    operationId: 'listCredentials',
+    summary: 'Your verification and active credentials',
+    description: 'Plans with credentials. account_verification (spec 2.2: only kyc_status none before you verified) and the active credentials, without their values. Free of quota.',
+    tag: 'identity',
+    apiKey: true,
+    request: {},
+    responses: {
+      200: ok('The listing (Cache-Control: no-store).', s.credentialList, [...rateHeaders, 'Cache-Control', ...signed]),
+      ...errors(['payment_required', ...keyErrors], { apiKey: true }),
+    },
+  },
+  {
+    method: 'delete',
+    path: '/v1/credentials/{id}',
+    operationId: 'revokeCredential',
+    summary: 'Revoke a credential',
+    description: 'Plans with credentials. From now on the credential is refused (token_expired at gates), and wallets captured under it no longer link to you. Any id that is not an active credential of this account: 404.',
+    tag: 'identity',
+    apiKey: true,
+    request: { params: credentialParamsSchema },
+    responses: {
+      200: ok('Revoked.', s.credentialRevoked, [...rateHeaders, ...signed]),
+      ...errors(['not_found', 'payment_required', ...keyErrors], { apiKey: true }),
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/credentials/wallets',
+    operationId: 'captureWallet',
+    summary: 'Report the wallet that paid under an operator token',
+    description:
+      'Every plan. Call it after each successful payment, fire and forget (never hold the payment answer on it). Builds the credential-to-wallet profile that links an operator\'s wallets. Free of quota.',
+    tag: 'identity',
+    apiKey: true,
+    request: { body: captureSchema },
+    responses: {
+      200: ok('Associated.', s.walletCaptured, [...rateHeaders, ...signed]),
+      ...errors(['bad_request', 'invalid_network', 'invalid_wallet', 'invalid_credential', 'payload_too_large', 'unsupported_media_type', 'unavailable', ...keyErrors], { apiKey: true }),
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/tokens/refresh',
+    operationId: 'refreshToken',
+    summary: 'Exchange a refresh token for a fresh pair',
+    description:
+      'No API key: the prt_ token is the credential. Spends it (single use) and answers a new operator token and the next refresh token. A spent one presented again revokes its whole login ' +
+      '(every refresh and operator token of it): 401 token_expired. 30 exchanges a minute per client address.',
+    tag: 'identity',
+    apiKey: false,
+    request: { body: refreshSchema },
+    responses: {
+      200: ok('A fresh pair (Cache-Control: no-store).', s.tokenRefreshed, [...rateHeaders, 'Cache-Control']),
+      ...errors(['bad_request', 'invalid_credential', 'token_expired', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'unavailable', 'internal_error'], { apiKey: false, perIp: true }),
     },
   },
   ...verifyPage(),
@@ -366,8 +482,8 @@ function verifyPage(): Operation[] {
       apiKey: false,
       request: { bodyType: 'application/octet-stream' },
       responses: {
-        200: ok('Received.', s.webhookAck, []),
-        ...errors(['bad_request', 'not_found', 'payload_too_large', 'internal_error'], { apiKey: false }),
+        200: ok('Received (with the rate-limit headers: 600 deliveries a minute per client address).', s.webhookAck, [...rateHeaders]),
+        ...errors(['bad_request', 'not_found', 'payload_too_large', 'rate_limited', 'internal_error'], { apiKey: false, perIp: true }),
       },
     },
   ];

@@ -17,6 +17,9 @@ const entityType = z.enum(['agent', 'service', 'hybrid', 'wallet', 'unknown']);
 const metadataQuality = z.enum(['real', 'placeholder', 'unknown']);
 const gradeCounts = z.strictObject({ A: count, B: count, C: count, D: count, F: count });
 const countsByName = z.record(z.string(), count);
+const verificationLevel = z
+  .enum(['none', 'wallet_claimed', 'kyc_verified'])
+  .meta({ description: 'how strongly the address is tied to a person, now: kyc_verified (a verified operator, screened clear), wallet_claimed (an account signed a challenge with it), none' });
 
 // ---- 2.7 reputation record -------------------------------------------------------------------
 
@@ -80,7 +83,7 @@ const relatedAgent = z.strictObject({ token_id: count, chain: z.string(), name: 
 
 const recordCommon = {
   score: scoreSummary.meta({ description: 'the operator score when the address owns agents, else its best chain' }),
-  verification_level: z.enum(['none', 'wallet_claimed', 'kyc_verified']),
+  verification_level: verificationLevel,
   agents: z.array(relatedAgent).meta({ description: 'agents the address owns or is paid for' }),
   data_semantics: z.literal(dataSemantics),
   caveats: z.array(z.string()),
@@ -188,8 +191,10 @@ export const reputationViewFull = reputationViewSummary
         chains_registered: z.array(z.string()),
         endpoint_status: z.enum(['reachable', 'unreachable', 'unknown']),
         github_repo: z.string().nullable(),
+        verification_level: verificationLevel,
       })
-      .nullable(),
+      .nullable()
+      .meta({ description: 'null only for an address that registered no ERC-8004 agent and is tied to no person (verification_level none)' }),
     attestation: z.strictObject({ status: z.literal('none') }),
     billing: z.strictObject({ tier: z.enum(planNames) }),
   })
@@ -430,9 +435,12 @@ export const agentMemory = z
   })
   .meta({ description: 'Spec 2.5: what an agent with long-term memory may keep (the pattern), and the secrets it must not.' });
 
+const sandboxMark = z.literal(true).optional().meta({ description: 'present (true) when the sandbox KYC provider verifies: no identity document is checked' });
+
 export const sessionCreated = z.strictObject({
   session_id: z.string().meta({ description: 'sess_…; the only thing verify_url and poll_url carry' }),
   status: z.literal('pending'),
+  test: sandboxMark,
   poll_secret: z.string().meta({ description: 'pls_…; shown once; send it as X-Poll-Secret, never in a URL' }),
   verify_url: z.string().meta({ description: 'the page to give the user' }),
   poll_url: z.string(),
@@ -441,7 +449,8 @@ export const sessionCreated = z.strictObject({
   agent_memory: agentMemory,
 });
 
-const polled = <S extends string, F extends z.ZodRawShape>(status: S, fields: F) => z.strictObject({ session_id: z.string(), status: z.literal(status), ...fields });
+const polled = <S extends string, F extends z.ZodRawShape>(status: S, fields: F) =>
+  z.strictObject({ session_id: z.string(), status: z.literal(status), test: sandboxMark, ...fields });
 
 export const sessionPoll = z
   .union([
@@ -455,6 +464,8 @@ export const sessionPoll = z
       completed_at: isoTime,
       token_ttl_seconds: z.literal(86400),
       token_expires_at: isoTime,
+      refresh_token: z.string().meta({ description: 'prt_…; the login of a client: exchange it at POST /v1/tokens/refresh for a fresh pair once the operator token expired (single use, rotating)' }),
+      refresh_token_expires_at: isoTime.meta({ description: '90 days after this login, whatever the rotations' }),
       next_steps: nextStepsOf('retry_merchant_request_with_operator_token', { header_name: z.literal('X-Operator-Token'), user_message: userMessage }),
     }),
     polled('consumed', {
@@ -471,10 +482,100 @@ export const sessionPoll = z
       }),
     }),
     polled('flagged', {
-      next_steps: nextStepsOf('contact_support', { support_email: z.string(), support_subject: z.string(), user_message: userMessage }),
+      next_steps: nextStepsOf('contact_support', {
+        support_email: z.string(),
+        support_subject: z.string(),
+        user_message: userMessage,
+        poll_interval_seconds: z.literal(300).meta({ description: 'a person reviews: poll this seldom; once cleared, the next poll delivers the token (for 24 hours)' }),
+      }),
     }),
   ])
   .meta({ description: 'Spec 2.3 / 3.1: the session at the time of the poll; next_steps.action says what to do.' });
+
+// ---- identity: wallet claims (spec 2.7 verification_level, 3.4) -------------------------------
+
+export const walletChallenge = z.strictObject({
+  nonce: z.string().meta({ description: 'The one-time nonce the message carries (32 letters and digits).' }),
+  message: z.string().meta({
+    description:
+      'The exact text to sign: an EIP-4361 (Sign-In with Ethereum) message for evm, a Sign-In With Solana message for solana; domain and URI are this service, the statement names the account.',
+  }),
+  expires_at: isoTime.meta({ description: '10 minutes after issue: claim before then' }),
+});
+
+export const walletClaimed = z.strictObject({
+  network: z.enum(['evm', 'solana']),
+  address: z.string().meta({ description: 'The claimed wallet: EVM lowercased, Solana verbatim.' }),
+  claimed: z.literal(true),
+  claimed_at: isoTime.meta({ description: "when this account's claim of the wallet was first recorded (a repeated claim keeps it)" }),
+  verification_level: z.enum(['wallet_claimed', 'kyc_verified']).meta({
+    description: "Spec 2.7: the wallet's level now: kyc_verified when the account holder's identity is verified and screened clear, else wallet_claimed.",
+  }),
+});
+
+// ---- identity: credentials, wallet capture, refresh (spec 2.1, 2.2, 4.5-4.8) ------------------
+
+export const accountVerification = z
+  .union([
+    z.strictObject({ kyc_status: z.literal('none') }),
+    z.strictObject({
+      kyc_status: z.literal('verified'),
+      kyc_verified_at: isoTime,
+      jurisdiction: z.string().meta({ description: 'ISO 3166-1 alpha-2 of the identity document' }),
+      age_verified: z.boolean(),
+      age_bracket: z.enum(['18+', '21+']).optional().meta({ description: 'absent when under 18 (age_verified false)' }),
+      sanctions_clear: z.boolean().nullable().meta({ description: 'true: screened clear within the freshness window (SANCTIONS_FRESHNESS_DAYS, 90); false: a listing matched; null: never screened or stale' }),
+      sanctions_checked_at: isoTime.nullable(),
+      operator_type: z.literal('individual'),
+    }),
+  ])
+  .meta({ description: "Spec 2.2: the account holder's own verification; only kyc_status none before it." });
+
+const credentialListed = z.strictObject({
+  id: z.string().meta({ description: 'UUID, for DELETE /v1/credentials/{id}' }),
+  prefix: z.string().meta({ description: 'opc_ and the next four characters' }),
+  label: z.string().nullable(),
+  expires_at: isoTime,
+  last_used_at: isoTime.nullable(),
+  created_at: isoTime,
+});
+
+export const credentialCreated = z.strictObject({
+  id: z.string(),
+  credential: z.string().meta({ description: 'opc_…; shown in this answer only' }),
+  prefix: z.string(),
+  label: z.string().nullable(),
+  expires_at: isoTime,
+  created_at: isoTime,
+  agent_memory: agentMemory,
+});
+
+export const credentialList = z.strictObject({ account_verification: accountVerification, credentials: z.array(credentialListed).meta({ description: 'active ones only (not expired, not revoked), newest first' }) });
+
+export const credentialRevoked = z.strictObject({ id: z.string(), revoked: z.literal(true) });
+
+export const kycRequiredBody = z.strictObject({
+  error: errorDetail(['kyc_required']),
+  verify_url: z.string().optional().meta({ description: "the account holder's own verification (absent while a flagged one waits for a review)" }),
+  next_steps: z.union([
+    nextStepsOf('complete_kyc_then_retry', { user_message: userMessage }),
+    nextStepsOf('contact_support', { support_email: z.string(), support_subject: z.string(), user_message: userMessage }),
+  ]),
+});
+
+export const walletCaptured = z.strictObject({
+  associated: z.literal(true),
+  first_seen: z.boolean().meta({ description: 'true the first time this (credential, wallet, network) is reported' }),
+  deduped: z.literal(true).optional().meta({ description: 'the idempotency key was that of the newest capture of the tuple: nothing changed' }),
+});
+
+export const tokenRefreshed = z.strictObject({
+  operator_token: z.string().meta({ description: 'opc_…, a new access token (send it as X-Operator-Token)' }),
+  token_ttl_seconds: z.literal(86400),
+  expires_at: isoTime,
+  refresh_token: z.string().meta({ description: 'prt_…, the next one: the one sent is spent' }),
+  refresh_token_expires_at: isoTime.meta({ description: '90 days after the login, whatever the rotations' }),
+});
 
 export const webhookAck = z.strictObject({
   received: z.literal(true),
@@ -507,4 +608,6 @@ export const namedSchemas = {
   SessionCreated: sessionCreated,
   SessionPoll: sessionPoll,
   AgentMemory: agentMemory,
+  WalletChallenge: walletChallenge,
+  WalletClaimed: walletClaimed,
 } as const;

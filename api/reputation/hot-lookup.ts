@@ -21,6 +21,7 @@ import { quotaHeaders, type UsageMeter } from '../usage/meter.ts';
 import { rateLimitHeaders, type RateLimiter } from '../usage/rate-limit.ts';
 import { recordHeaders } from '../routes/reputation.ts';
 import { RecordCache } from './cache.ts';
+import { withVerificationLevel, type VerificationLevel } from './record.ts';
 
 const prefix = '/v1/reputation/';
 
@@ -32,6 +33,8 @@ export interface HotLookupDeps {
   usage: UsageMeter;
   now?: () => Date;
   signer?: ResponseSigner;
+  /** The address's verification level now (identity/wallets/directory.ts), put into the cached record. */
+  verificationLevel: (address: string) => VerificationLevel;
 }
 
 export class HotLookup {
@@ -70,14 +73,15 @@ export class HotLookup {
     const quota = usage.commit(charge);
     records.touch(cacheKey, entry);
     this.answered++;
+    const json = withVerificationLevel(entry.json, this.deps.verificationLevel(parsed.address));
     res.writeHead(200, {
       'X-Request-Id': newId('req_'),
       ...rateLimitHeaders(rate),
       ...(quota && quotaHeaders(quota)),
       ...recordHeaders(limits.cacheTtlSeconds),
-      'Content-Length': String(entry.json.length),
+      'Content-Length': String(json.length),
     });
-    res.end(entry.json);
+    res.end(json);
     return true;
   }
 }

@@ -5,6 +5,9 @@
 // then `stale`), and the optional blocks a record without agents or feedback leaves out.
 import { isInteger, isSafeNumber, parse, stringify } from 'lossless-json';
 import { defaultStaleAfterSeconds } from '../../pipeline/config.ts';
+import type { VerificationLevel } from '../../identity/wallets/directory.ts';
+
+export type { VerificationLevel };
 
 export const dataSemantics = 'candidate_payment_activity_with_verified_subset';
 
@@ -59,6 +62,21 @@ export function servedRecord(stored: StoredRecord, run: NewestRun, options: Serv
     record.agents = (record.agents as Json[]).filter((a) => a.chain === chain);
   }
   return record;
+}
+
+const storedLevel = Buffer.from('"verification_level":"none"');
+
+/**
+ * A served record's JSON with the address's verification level now (spec 2.7, 3.4). Records are
+ * built and cached per scoring run with `none`; the level comes from the operational store, live
+ * (a claim shows on the next lookup), so it is put in as the record leaves: the top-level key is
+ * the first of its name in the record (no field before it has one).
+ */
+export function withVerificationLevel(json: Buffer, level: VerificationLevel): Buffer {
+  if (level === 'none') return json;
+  const at = json.indexOf(storedLevel);
+  if (at < 0) throw new Error('a served record without verification_level');
+  return Buffer.concat([json.subarray(0, at), Buffer.from(`"verification_level":"${level}"`), json.subarray(at + storedLevel.length)]);
 }
 
 /** A record as the API sends it: UTF-8 JSON, integers of any size written exactly. */

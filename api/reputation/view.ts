@@ -3,7 +3,7 @@
 // Recency and tenure depend on the clock, so their factors are computed here; the decision
 // applies the caller's policy.
 // docs/scoring.md ("The view variant") gives every formula.
-import type { NewestRun } from './record.ts';
+import type { NewestRun, VerificationLevel } from './record.ts';
 import { modelVersion } from '../../pipeline/score/run.ts';
 
 export const gradeOrder = ['F', 'D', 'C', 'B', 'A'] as const;
@@ -68,7 +68,8 @@ export function viewRecord(
   // cacheTtlSeconds: the account's cache TTL, also sent as Cache-Control (docs/decisions.md, "Cache TTL by plan").
   // chain: the view of that chain's activity alone (the score stays the address's, as in the 2.7
   // record); none when the address has no row there.
-  options: { view: 'summary' | 'full'; policy: Policy; now: Date; tier: string; cacheTtlSeconds: number; chain?: string },
+  // verificationLevel: the address's now (spec 2.7 / 3.4), in the full view's identity.
+  options: { view: 'summary' | 'full'; policy: Policy; now: Date; tier: string; cacheTtlSeconds: number; chain?: string; verificationLevel: VerificationLevel },
 ) {
   const { best_chain, views } = viewFacts;
   const facts = views.find((v) => v.chain === (options.chain ?? null)) ?? unscoredViewFacts(options.chain).views[0]!;
@@ -120,10 +121,20 @@ export function viewRecord(
       // Latency of the paid endpoints is not observable on chain; null until a source measures it.
       avg_latency_ms: null,
     },
-    identity: facts.identity,
+    identity: identityOf(facts.identity, options.verificationLevel),
     attestation: { status: 'none' },
     billing: { tier: options.tier },
   };
+}
+
+/**
+ * The full view's identity with the verification level: null only for an address that neither
+ * registered an ERC-8004 agent nor is tied to a person; otherwise its facts and level.
+ */
+function identityOf(registered: Record<string, unknown> | null, level: VerificationLevel): Record<string, unknown> | null {
+  if (registered) return { ...registered, verification_level: level };
+  if (level === 'none') return null;
+  return { ens_name: null, registered_agent: false, chains_registered: [], endpoint_status: 'unknown', github_repo: null, verification_level: level };
 }
 
 /** allow = the grade meets min_grade and the history meets min_transactions; the other reasons inform. */

@@ -14,6 +14,7 @@ import { jsonBody } from '../middleware/json-body.ts';
 import { serveAddress } from '../reputation/lookup.ts';
 import { chainName } from './query.ts';
 import type { RecordCache } from '../reputation/cache.ts';
+import { withVerificationLevel, type VerificationLevel } from '../reputation/record.ts';
 import type { AuthState } from '../middleware/api-key.ts';
 
 export const batchRequestSchema = z
@@ -29,7 +30,10 @@ export const batchRequestSchema = z
 // Lookups of one batch in flight at once: enough to keep the read pool busy, not to hog it.
 const lookupsAtOnce = 8;
 
-export function batchRoutes(router: Router<AuthState>, deps: { store: Store; now?: () => Date; records?: RecordCache; staleAfterSeconds?: number }): void {
+export function batchRoutes(
+  router: Router<AuthState>,
+  deps: { store: Store; now?: () => Date; records?: RecordCache; staleAfterSeconds?: number; verificationLevel: (address: string) => VerificationLevel },
+): void {
   // `:` is literal here (escaped), not a path parameter.
   router.post('/v1/reputation\\:batch', jsonBody(), async (ctx) => {
     requireEntitlement(ctx, 'batch', 'batch lookups');
@@ -56,7 +60,7 @@ export function batchRoutes(router: Router<AuthState>, deps: { store: Store; now
           }
           try {
             const served = await serveAddress(deps.store, valid.address, { full, now, chain, staleAfterSeconds: deps.staleAfterSeconds }, deps.records);
-            return { address: valid.address, status: 200, record: served.json };
+            return { address: valid.address, status: 200, record: withVerificationLevel(served.json, deps.verificationLevel(valid.address)) };
           } catch (err) {
             if (!(err instanceof ApiError)) throw err;
             return { address: valid.address, status: err.status, error: err.body().error };

@@ -10,13 +10,21 @@ import { ApiError } from '../errors.ts';
 import type { IdentityService } from '../../identity/service.ts';
 import { WebhookSignatureError } from '../../identity/kyc/provider.ts';
 import type { Logger } from '../../pipeline/log.ts';
+import { enforceRate, type RateLimiter } from '../usage/rate-limit.ts';
+import { clientKey } from '../usage/ip-rate-limit.ts';
 
 export const stripeWebhookPath = '/webhooks/stripe';
 // Stripe's events are a few kilobytes; this leaves room without letting anyone stream megabytes at us.
 const maxWebhookBytes = 256 * 1024;
 
-export function kycWebhookRoutes(router: Router, deps: { identity: IdentityService; log: Logger }): void {
+// Per client address: Stripe sends from a few addresses, in bursts when a backlog drains; a
+// stranger posting forged bodies costs two HMACs and a log line each, so it is bounded too.
+export const webhooksPerMinute = 600;
+
+export function kycWebhookRoutes(router: Router, deps: { identity: IdentityService; log: Logger; limiter: RateLimiter }): void {
   router.post(stripeWebhookPath, async (ctx) => {
+    const client = clientKey(ctx.ip);
+    enforceRate(ctx, deps.limiter.take(`webhook:${client}`, webhooksPerMinute, webhooksPerMinute), `webhook deliveries from this client address (${client})`);
     if (deps.identity.provider.name !== 'stripe') throw new ApiError('not_found', 'this service does not use Stripe Identity (KYC_PROVIDER)');
     const raw = await readRawBody(ctx);
     try {

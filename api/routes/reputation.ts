@@ -10,7 +10,7 @@ import { ApiError } from '../errors.ts';
 import { hasEntitlement } from '../plans.ts';
 import { meter } from '../usage/meter.ts';
 import { requireEntitlement } from '../middleware/entitlement.ts';
-import { scoreStatus } from '../reputation/record.ts';
+import { scoreStatus, withVerificationLevel, type VerificationLevel } from '../reputation/record.ts';
 import { serveAddress } from '../reputation/lookup.ts';
 import type { RecordCache } from '../reputation/cache.ts';
 import { defaultPolicy, unscoredViewFacts, viewRecord, type Grade, type ViewFacts } from '../reputation/view.ts';
@@ -40,7 +40,10 @@ export const reputationQuerySchema = z.object({
   min_transactions: q.int('min_transactions', 0, maxMinTransactions).meta({ description: 'policy for decision.allow (paid; default 10)' }),
 });
 
-export function reputationRoutes(router: Router<AuthState>, deps: { store: Store; now?: () => Date; records?: RecordCache; staleAfterSeconds?: number }): void {
+export function reputationRoutes(
+  router: Router<AuthState>,
+  deps: { store: Store; now?: () => Date; records?: RecordCache; staleAfterSeconds?: number; verificationLevel: (address: string) => VerificationLevel },
+): void {
   router.get('/v1/reputation/:address', async (ctx) => {
     const params = addressParamsSchema.safeParse(ctx.params);
     if (!params.success) throw new ApiError('invalid_address', params.error.issues[0]!.message);
@@ -60,10 +63,11 @@ export function reputationRoutes(router: Router<AuthState>, deps: { store: Store
     const served = await serveAddress(deps.store, parsed.address, { full: paid, now, chain, staleAfterSeconds: deps.staleAfterSeconds }, deps.records);
     // The plan's cache TTL (or the enterprise account's own), for both shapes; errors are not cached.
     const cacheTtlSeconds = accountLimits(ctx.state.account).cacheTtlSeconds;
+    const level = deps.verificationLevel(parsed.address);
     if (!variant) {
-      // The record's JSON bytes as built once (and cached): sent as it is.
+      // The record's JSON bytes as built once (and cached), with the level of now.
       ctx.set(recordHeaders(cacheTtlSeconds));
-      ctx.body = served.json;
+      ctx.body = withVerificationLevel(served.json, level);
       return;
     }
     const scored = served.kind === 'record' ? served : null;
@@ -84,6 +88,7 @@ export function reputationRoutes(router: Router<AuthState>, deps: { store: Store
       tier: plan,
       cacheTtlSeconds,
       chain,
+      verificationLevel: level,
     });
   });
 }

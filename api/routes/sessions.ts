@@ -13,6 +13,7 @@ import { jsonBody } from '../middleware/json-body.ts';
 import type { AuthState } from '../middleware/api-key.ts';
 import { enforceRate, type RateLimiter } from '../usage/rate-limit.ts';
 import { clientKey } from '../usage/ip-rate-limit.ts';
+import { parseBody } from './body.ts';
 import type { IdentityService } from '../../identity/service.ts';
 import { pollSecretHeader } from '../../identity/guidance.ts';
 
@@ -55,15 +56,11 @@ export function createSessionRoutes(router: Router<AuthState>, deps: { identity:
     requireEntitlement(ctx, 'sessions', 'verification sessions');
     const body = (ctx.request as { body?: unknown }).body;
     if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
-      const refused = Object.keys(body).find((key) => key in refusedFields);
+      const refused = Object.keys(body).find((key) => Object.hasOwn(refusedFields, key));
       if (refused) throw new ApiError('bad_request', `${refused} ${refusedFields[refused]}`);
     }
-    const parsed = createSessionSchema.safeParse(body);
-    if (!parsed.success) throw new ApiError('bad_request', bodyProblem(parsed.error));
-    const answer = await deps.identity.createAgentSession(ctx.state.account.accountId, {
-      context: parsed.data.context ?? null,
-      productName: parsed.data.product_name ?? null,
-    });
+    const { context, product_name } = parseBody(createSessionSchema, body);
+    const answer = await deps.identity.createAgentSession(ctx.state.account.accountId, { context: context ?? null, productName: product_name ?? null });
     ctx.set('Cache-Control', 'no-store');
     ctx.body = answer;
   });
@@ -71,6 +68,7 @@ export function createSessionRoutes(router: Router<AuthState>, deps: { identity:
 
 export function pollSessionRoutes(router: Router, deps: { identity: IdentityService; limiter: RateLimiter }): void {
   router.get('/v1/sessions/:session_id', async (ctx) => {
+    refuseHead(ctx.method, 'would spend the one-time operator token');
     const client = clientKey(ctx.ip);
     enforceRate(ctx, deps.limiter.take(`poll:${client}`, pollsPerMinute, pollsPerMinute), `session polling from this client address (${client})`);
     const headers = pollHeadersSchema.safeParse({ [pollSecretHeader]: ctx.get(pollSecretHeader) || undefined });
@@ -82,9 +80,10 @@ export function pollSessionRoutes(router: Router, deps: { identity: IdentityServ
   });
 }
 
-function bodyProblem(error: z.ZodError): string {
-  const issue = error.issues[0]!;
-  if (issue.code === 'unrecognized_keys') return `${issue.keys[0]}: not a field of this request (it takes context and product_name)`;
-  if (issue.path.length === 0) return 'the body must be a JSON object';
-  return issue.message;
+/**
+ * Routes registered for GET answer HEAD too (koa-router), and HEAD runs the handler: where a GET
+ * changes something (delivers a token, starts a vendor session) HEAD is refused, not run.
+ */
+export function refuseHead(method: string, why: string): void {
+  if (method === 'HEAD') throw new ApiError('method_not_allowed', `HEAD ${why}: use GET`, {}, { Allow: 'GET' });
 }

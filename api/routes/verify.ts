@@ -14,6 +14,7 @@ import { sandboxAges, sandboxResult } from '../../identity/kyc/sandbox.ts';
 import { z } from 'zod';
 import { renderCrossSitePage, renderProviderErrorPage, renderUnknownSessionPage, renderVerifyPage, verifyPageCsp, type PageView } from '../verify/page.ts';
 import type { Logger } from '../../pipeline/log.ts';
+import { refuseHead } from './sessions.ts';
 
 export interface VerifyDeps {
   identity: IdentityService;
@@ -52,6 +53,7 @@ export function verifyRoutes(router: Router, deps: VerifyDeps): void {
   });
 
   router.get('/verify/:session_id/start', async (ctx) => {
+    refuseHead(ctx.method, 'would start a verification at the vendor');
     const id = ctx.params.session_id!;
     try {
       const url = await deps.identity.startHosted(id);
@@ -59,7 +61,7 @@ export function verifyRoutes(router: Router, deps: VerifyDeps): void {
       ctx.status = 303;
       ctx.redirect(url);
     } catch (err) {
-      if (err instanceof SessionStateError) {
+      if (err instanceof SessionStateError || err instanceof UnknownSessionError) {
         ctx.status = 303;
         return ctx.redirect(`/verify/${encodeURIComponent(id)}`);
       }

@@ -31,10 +31,12 @@ export interface HostedProvider {
   readonly name: 'stripe';
   readonly flow: 'hosted';
   /**
-   * The vendor's session for `session` (a new one, or the open one of `providerRef`) and the URL
-   * to send the user to; the vendor sends them back to `returnUrl` when they are done.
+   * The vendor's session for `session` (the open one of `providerRef`, or a new one) and the URL to
+   * send the user to; the vendor sends them back to `returnUrl` when they are done. A new one is
+   * attempt number `attempt`: starts that race for the same attempt get the same vendor session.
+   * Without `mayCreate` (no attempts left) only the open one may be reused: NoAttemptsLeftError.
    */
-  start(session: { id: string; providerRef: string | null; returnUrl: string }): Promise<{ url: string; providerRef: string }>;
+  start(session: { id: string; providerRef: string | null; returnUrl: string; attempt: number; mayCreate: boolean }): Promise<{ url: string; providerRef: string }>;
   /**
    * A webhook delivery, verified before it is parsed (signature over the raw body, replay window):
    * throws WebhookSignatureError when it is not the vendor's; `ignored` for events that carry no result.
@@ -43,13 +45,19 @@ export interface HostedProvider {
 }
 
 export type WebhookDelivery =
-  | { kind: 'ignored'; eventId: string; type: string }
+  /** `reason` when the event looked like ours but could not be used (worth a warning). */
+  | { kind: 'ignored'; eventId: string; type: string; reason?: string }
   | { kind: 'result'; eventId: string; type: string; sessionId: string; providerRef: string; result: KycResult };
 
 export type KycProvider = SandboxProvider | HostedProvider;
 
 export class WebhookSignatureError extends Error {
   override name = 'WebhookSignatureError';
+}
+
+/** A vendor session would have to be created for an attempt the session no longer has. */
+export class NoAttemptsLeftError extends Error {
+  override name = 'NoAttemptsLeftError';
 }
 
 /** The age bracket of someone born on `birth` (a calendar date), on the UTC day of `now`. */

@@ -20,7 +20,7 @@
 // Stripe's Dashboard) is `canceled`.
 import Stripe from 'stripe';
 import { jurisdictionCode } from '../jurisdictions.ts';
-import { ageBracketOf, WebhookSignatureError, type HostedProvider, type KycResult, type WebhookDelivery } from './provider.ts';
+import { ageBracketOf, NoAttemptsLeftError, WebhookSignatureError, type HostedProvider, type KycResult, type WebhookDelivery } from './provider.ts';
 
 export interface StripeProviderOptions {
   /** STRIPE_SECRET_KEY: a restricted key (rk_…) to read dates of birth (see above). */
@@ -68,7 +68,7 @@ export function createStripeProvider(options: StripeProviderOptions): HostedProv
     await sessions.cancel(vs.id, {}, { maxNetworkRetries: 0 }).catch(() => undefined);
   }
 
-  async function verifiedResult(vsId: string, sessionId: string): Promise<KycResult> {
+  async function verifiedResult(vsId: string, sessionId: string): Promise<KycResult | { ignored: string }> {
     let vs: Stripe.Identity.VerificationSession;
     try {
       vs = await sessions.retrieve(vsId, { expand: ['verified_outputs', 'verified_outputs.dob', 'last_verification_report'] });
@@ -82,7 +82,8 @@ export function createStripeProvider(options: StripeProviderOptions): HostedProv
       throw err;
     }
     // The join key again, as Stripe's API has it now: the event and the VS must agree.
-    if (sessionIdOf(vs) !== sessionId) throw new Error(`VerificationSession ${vsId} names session ${sessionIdOf(vs)} at Stripe but ${sessionId} in the event: its metadata was changed; not applied`);
+    // A permanent condition: acknowledged (Stripe would deliver it again for days otherwise), not applied.
+    if (sessionIdOf(vs) !== sessionId) return { ignored: `VerificationSession ${vsId} names session ${sessionIdOf(vs)} at Stripe but ${sessionId} in the event: its metadata was changed` };
     const report = typeof vs.last_verification_report === 'object' ? vs.last_verification_report : null;
     const jurisdiction = jurisdictionCode(report?.document?.issuing_country ?? '');
     if (!jurisdiction) return { outcome: 'failed', code: 'issuing_country_unavailable' };
@@ -114,7 +115,7 @@ export function createStripeProvider(options: StripeProviderOptions): HostedProv
     }
   }
 
-  async function resultOf(type: string, vs: Stripe.Identity.VerificationSession, sessionId: string): Promise<KycResult | null> {
+  async function resultOf(type: string, vs: Stripe.Identity.VerificationSession, sessionId: string): Promise<KycResult | { ignored: string } | null> {
     switch (type) {
       case 'identity.verification_session.verified':
         return verifiedResult(vs.id, sessionId);
@@ -135,7 +136,7 @@ export function createStripeProvider(options: StripeProviderOptions): HostedProv
     name: 'stripe',
     flow: 'hosted',
 
-    async start({ id, providerRef, returnUrl }) {
+    async start({ id, providerRef, returnUrl, attempt, mayCreate }) {
       const previous = providerRef ? await retrieveOwn(providerRef, id) : null;
       // A reload while the VS is open and never submitted (requires_input without last_error)
       // continues it: a retrieve gives a fresh hosted URL (each works once).
@@ -143,14 +144,19 @@ export function createStripeProvider(options: StripeProviderOptions): HostedProv
       // Submitted and being checked (or checked, the event on its way): a new VS would throw the
       // submission away. Back to our page, which waits for the result.
       if (previous?.status === 'processing' || previous?.status === 'verified') return { url: returnUrl, providerRef: previous.id };
-      const created = await sessions.create({
+      if (!mayCreate) throw new NoAttemptsLeftError(`session ${id} has no verification attempts left`);
+      // One key per (session, attempt): two starts racing (a double click, two tabs) get one VS.
+      const created = await sessions.create(
+        {
         type: 'document',
         options: { document: { require_matching_selfie: true } },
         metadata: { [sessionIdKey]: id },
         // Also Stripe's own reference field: the Dashboard and the list API find a VS by it.
         client_reference_id: id,
         return_url: returnUrl,
-      });
+        },
+        { idempotencyKey: `${id}:attempt-${attempt}` },
+      );
       if (!created.url || sessionIdOf(created) !== id) throw new Error(`Stripe answered the new VerificationSession ${created.id} without a hosted url or our session id: check STRIPE_API_BASE`);
       if (previous) await cancelQuietly(previous);
       return { url: created.url, providerRef: created.id };
@@ -163,6 +169,7 @@ export function createStripeProvider(options: StripeProviderOptions): HostedProv
       const sessionId = vs?.object === 'identity.verification_session' ? sessionIdOf(vs) : null;
       const result = vs && sessionId ? await resultOf(event.type, vs, sessionId) : null;
       if (!vs || !sessionId || !result) return { kind: 'ignored', eventId: event.id, type: event.type };
+      if ('ignored' in result) return { kind: 'ignored', eventId: event.id, type: event.type, reason: result.ignored };
       return { kind: 'result', eventId: event.id, type: event.type, sessionId, providerRef: vs.id, result };
     },
   };

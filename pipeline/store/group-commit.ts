@@ -13,6 +13,13 @@ export interface WriteTx {
   all(sql: string, params?: DuckDBValue[]): Promise<Row[]>;
   /** Appends rows in bulk through DuckDB's appender (columns in table order). */
   append(table: string, rows: readonly (readonly DuckDBValue[])[]): Promise<void>;
+  /**
+   * Undoes an in-memory change the unit made beside its writes, if its transaction rolls back.
+   * A unit may keep state in memory in step with its rows (an index of tokens, say) and read it
+   * again in a later unit of the same group; the undos run, newest first, before a failed group's
+   * units are run again alone.
+   */
+  onRollback(undo: () => void): void;
 }
 
 export type WriteUnit<T> = (tx: WriteTx) => Promise<T>;
@@ -34,7 +41,7 @@ export function createGroupCommitWriter(conn: DuckDBConnection, options: { maxGr
   const queue: Pending[] = [];
   let running: Promise<void> | null = null;
 
-  const tx: WriteTx = {
+  const tx: Omit<WriteTx, 'onRollback'> = {
     run: async (sql, params) => {
       await conn.run(sql, params);
     },
@@ -56,14 +63,17 @@ export function createGroupCommitWriter(conn: DuckDBConnection, options: { maxGr
   };
 
   async function runGroup(group: Pending[]): Promise<unknown[]> {
+    const undos: (() => void)[] = [];
+    const groupTx: WriteTx = { ...tx, onRollback: (undo) => void undos.push(undo) };
     await conn.run('BEGIN TRANSACTION');
     try {
       const results: unknown[] = [];
-      for (const pending of group) results.push(await pending.unit(tx));
+      for (const pending of group) results.push(await pending.unit(groupTx));
       await conn.run('COMMIT');
       return results;
     } catch (err) {
       await conn.run('ROLLBACK').catch(() => undefined);
+      for (const undo of undos.reverse()) undo();
       throw err;
     }
   }

@@ -16,10 +16,22 @@ export interface Store {
   read(sql: string, params?: DuckDBValue[]): Promise<Row[]>;
   /** Runs `unit` in the serialised writer; resolves after its transaction committed. */
   write<T>(unit: WriteUnit<T>): Promise<T>;
+  /**
+   * Runs `unit` in the operational writer: a second serialised writer, on its own connection, for
+   * the identity half's short writes (sessions, tokens, captures, claims), which must not queue
+   * behind a scoring run's transaction in the main one. Its units touch only the identity tables,
+   * so the two writers' transactions never write the same rows (DuckDB commits both optimistically).
+   */
+  writeOperational<T>(unit: WriteUnit<T>): Promise<T>;
   /** Borrows a read connection for work that needs the connection itself (prepared statements). */
   withReadConnection<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T>;
   /** Finishes queued writes, checkpoints and closes the file. */
   close(): Promise<void>;
+}
+
+/** The store as the identity half uses it: its writes go to the operational writer. */
+export function operationalStore(store: Store): Store {
+  return { ...store, write: (unit) => store.writeOperational(unit) };
 }
 
 export interface StoreOptions {
@@ -60,6 +72,8 @@ async function openFile(file: string, options: StoreOptions, release: () => void
     throw err;
   }
   const writer = createGroupCommitWriter(writeConn);
+  const operationalConn = await instance.connect();
+  const operational = createGroupCommitWriter(operationalConn);
   const pool = await createReadPool(instance, options.readConnections ?? 4);
   const open = <T>(fn: () => Promise<T>) => (closed ? Promise.reject(new Error('store is closed')) : fn());
 
@@ -68,11 +82,12 @@ async function openFile(file: string, options: StoreOptions, release: () => void
     file,
     read: (sql, params) => open(() => pool.use(async (conn) => readRows(await conn.runAndReadAll(sql, params)))),
     write: (unit) => open(() => writer.write(unit)),
+    writeOperational: (unit) => open(() => operational.write(unit)),
     withReadConnection: (fn) => open(() => pool.use(fn)),
     async close() {
       if (closed) return;
       closed = true;
-      await writer.drain();
+      await Promise.all([writer.drain(), operational.drain()]);
       await pool.drain();
       // A checkpoint folds the WAL into the file, so the next start replays nothing. The file is
       // let go even if it fails (DuckDB replays the WAL at the next start instead).
@@ -80,6 +95,7 @@ async function openFile(file: string, options: StoreOptions, release: () => void
         await writeConn.run('CHECKPOINT');
       } finally {
         pool.closeAll();
+        operationalConn.closeSync();
         writeConn.closeSync();
         instance.closeSync();
         release();

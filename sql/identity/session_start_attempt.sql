@@ -1,9 +1,6 @@
--- The user starts a verification on the page: pending, and the vendor's session when there is one.
--- An attempt is counted when it is the first or follows a failure; starting again while pending
--- (a reload of the vendor's page) is the same attempt.
+-- The user starts a verification on the page: pending, one attempt more when $3 is 1 (the caller
+-- decided it in the same transaction: identity/sessions.ts, startAttempt), and the vendor's
+-- session when there is one.
 UPDATE verification_sessions
-   SET status = 'pending',
-       attempts = CASE WHEN status = 'failed' OR attempts = 0 THEN attempts + 1 ELSE attempts END,
-       failure_code = NULL,
-       provider_ref = coalesce($2, provider_ref)
+   SET status = 'pending', attempts = attempts + $3, failure_code = NULL, provider_ref = coalesce($2, provider_ref)
  WHERE id = $1;

@@ -59,3 +59,30 @@ export async function submitSandbox(verifyUrl: string, fields: SandboxFields, he
 
 /** A verified outcome of an ordinary person (no listing comes near the name). */
 export const clearPerson: SandboxFields = { outcome: 'verified', jurisdiction: 'US', age: '21+', name: 'Margaret Whitfield' };
+
+/** A JSON request with an API key (or none), its answer parsed. */
+export async function call(baseUrl: string, method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: {
+      ...(options.key ? { 'X-API-Key': options.key } : {}),
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...options.headers,
+    },
+    body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/**
+ * A session of `apiKey` verified on the sandbox page as `person` and polled once: its operator
+ * token and refresh token (the client's login).
+ */
+export async function verifiedLogin(baseUrl: string, apiKey: string, person: SandboxFields = clearPerson, headers: Record<string, string> = {}): Promise<{ operatorToken: string; refreshToken: string; session: CreatedSession }> {
+  const session = await newSession(baseUrl, apiKey);
+  await submitSandbox(session.verify_url, person);
+  const polled = await poll(session.poll_url, session.poll_secret, headers);
+  if (polled.body.status !== 'verified') throw new Error(`the session is ${polled.body.status}, not verified`);
+  return { operatorToken: polled.body.operator_token, refreshToken: polled.body.refresh_token, session };
+}

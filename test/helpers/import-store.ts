@@ -43,6 +43,7 @@ export function failingAt(store: Store, pattern: RegExp): Store {
             check(sql);
             return tx.all(sql, params);
           },
+          onRollback: tx.onRollback,
           append: (table, rows) => tx.append(table, rows),
         }),
       ),

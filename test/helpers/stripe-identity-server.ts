@@ -83,7 +83,7 @@ export interface StripeIdentityServer {
   /** Where events go: `${server.url}/webhooks/stripe`, set once the service listens. */
   webhookUrl: string;
   /** Every API request, in order, with its form-encoded parameters (body or query) parsed; hosted pages are not counted. */
-  requests: { method: string; path: string; params: Record<string, unknown> }[];
+  requests: { method: string; path: string; params: Record<string, unknown>; idempotencyKey?: string }[];
   /** API requests with this method whose path matches. */
   count(method: string, path: RegExp): number;
   /** Every event sent, with the answer. */
@@ -258,7 +258,8 @@ export async function startStripeIdentityServer(options: { keys: string[]; webho
   // The API: Stripe's paths, auth and error shapes.
   async function api(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const params = parseForm(req.method === 'POST' ? new URLSearchParams(await readBody(req)) : url.searchParams);
-    server.requests.push({ method: req.method!, path: url.pathname, params });
+    const idempotencyKey = typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined;
+    server.requests.push({ method: req.method!, path: url.pathname, params, ...(idempotencyKey ? { idempotencyKey } : {}) });
     res.setHeader('request-id', `req_${randomBytes(8).toString('hex')}`);
     const key = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (!key) return sendJson(res, stripeError({ message: 'You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth.' }), 401);

@@ -1,0 +1,227 @@
+// Who a wallet belongs to (spec 1.5, 2.4, 2.7, 3.4): the one place that answers it, for assess, the
+// gate and the reputation record. Wallets are tied to a person two ways:
+//   - a claim: an account signed a one-time challenge with the wallet (identity/wallets/claims.ts);
+//     the newest claim of a wallet is its owner;
+//   - a capture: a merchant saw the wallet pay under an operator token (identity/wallets/captures.ts);
+//     a capture is active while its token is not revoked (a revoked credential, or a refresh family
+//     revoked for reuse, may have been a thief's: what it captured no longer counts).
+// A wallet's group is the verified operator behind it (its claiming account's, or the operator of
+// its earliest active capture), or, for a claim by an account no verification backs, that
+// account. Every wallet of the group is a linked wallet; the group's canonical wallet
+// (`resolved_operator`) is its earliest claimed wallet, else its lexically smallest captured one.
+//
+// Everything is kept in the owner's memory, loaded at start and changed inside the writer's units
+// with an undo on rollback, so a lookup (every reputation record, every assess) asks no query.
+import type { Store } from '../../pipeline/store/store.ts';
+import type { WriteTx } from '../../pipeline/store/group-commit.ts';
+import { sqlFile } from '../../pipeline/store/sql-files.ts';
+import { parseAddress } from '../../pipeline/address.ts';
+import { dateOf, textOf } from '../store-values.ts';
+import type { TokenIndex } from '../tokens.ts';
+
+export type WalletNetwork = 'evm' | 'solana';
+/** Spec 2.7 / 3.4: how strongly an address is tied to a person. */
+export type VerificationLevel = 'none' | 'wallet_claimed' | 'kyc_verified';
+
+export interface WalletResolution {
+  /** The group's canonical wallet. */
+  resolvedOperator: string;
+  /** Every wallet of the group, this one included, sorted; EVM lowercased, Solana verbatim. */
+  linkedWallets: string[];
+  /** The verified operator behind the group, when there is one. */
+  operatorId: string | null;
+  level: VerificationLevel;
+}
+
+export interface Claim {
+  accountId: string;
+  network: WalletNetwork;
+  wallet: string;
+  claimedAt: Date;
+}
+
+interface Capture {
+  tokenId: string;
+  operatorId: string;
+  firstAt: Date;
+}
+
+/** A (token, network, wallet) tuple's captures: how many, and the key of the newest. */
+interface Tuple {
+  count: number;
+  lastKey: string | null;
+}
+
+const key = (network: string, wallet: string) => `${network}:${wallet}`;
+const walletOf = (walletKey: string) => walletKey.slice(walletKey.indexOf(':') + 1);
+
+export class WalletDirectory {
+  private readonly claims = new Map<string, Claim>();
+  private readonly claimsByAccount = new Map<string, Set<string>>();
+  private readonly accountOperator = new Map<string, string>();
+  private readonly accountsByOperator = new Map<string, Set<string>>();
+  /** Operators whose name screening is clear (a verified person no list matched). */
+  private readonly clearOperators = new Set<string>();
+  private readonly captures = new Map<string, Capture[]>();
+  private readonly capturedByOperator = new Map<string, Set<string>>();
+  private readonly tuples = new Map<string, Tuple>();
+
+  constructor(private readonly tokens: TokenIndex) {}
+
+  static async load(store: Store, tokens: TokenIndex): Promise<WalletDirectory> {
+    const d = new WalletDirectory(tokens);
+    for (const r of await store.read(sqlFile('identity/operators_clear'))) d.clearOperators.add(String(r.id));
+    for (const r of await store.read(sqlFile('identity/account_operators'))) d.linkAccount(String(r.account_id), String(r.operator_id));
+    for (const r of await store.read(sqlFile('identity/wallet_claims_current'))) {
+      d.putClaim({ accountId: String(r.account_id), network: String(r.network) as WalletNetwork, wallet: String(r.wallet), claimedAt: dateOf(r.claimed_at)! });
+    }
+    for (const r of await store.read(sqlFile('identity/wallet_capture_tuples'))) {
+      const walletKey = key(String(r.network), String(r.wallet));
+      d.putCapture(walletKey, { tokenId: String(r.token_id), operatorId: String(r.operator_id), firstAt: dateOf(r.first_at)! });
+      d.tuples.set(`${String(r.token_id)}|${walletKey}`, { count: Number(r.captures), lastKey: textOf(r.last_key) });
+    }
+    return d;
+  }
+
+  /** The resolution of an address of either form (EVM in any case); null when nothing ties it to anyone. */
+  resolveAddress(address: string): WalletResolution | null {
+    const parsed = parseAddress(address);
+    return parsed ? this.resolve(parsed.family, parsed.address) : null;
+  }
+
+  /** spec 2.7 / 3.4: how strongly the address is tied to a person, now. */
+  verificationLevel(address: string): VerificationLevel {
+    return this.resolveAddress(address)?.level ?? 'none';
+  }
+
+  resolve(network: WalletNetwork, wallet: string): WalletResolution | null {
+    const walletKey = key(network, wallet);
+    const group = this.groupOf(walletKey);
+    if (!group) return null;
+    const members = [...this.candidates(group)].filter((k) => this.groupOf(k) === group);
+    const claimed = members.map((k) => this.claims.get(k)).filter((c): c is Claim => c !== undefined);
+    claimed.sort((a, b) => a.claimedAt.getTime() - b.claimedAt.getTime() || (a.wallet < b.wallet ? -1 : 1));
+    const wallets = members.map(walletOf).sort();
+    const operatorId = group.startsWith('op:') ? group.slice(3) : null;
+    const level: VerificationLevel = operatorId && this.clearOperators.has(operatorId) ? 'kyc_verified' : this.claims.has(walletKey) ? 'wallet_claimed' : 'none';
+    return { resolvedOperator: claimed[0]?.wallet ?? wallets[0]!, linkedWallets: wallets, operatorId, level };
+  }
+
+  /** A verified claim, recorded in the writer's transaction by the caller. */
+  addClaim(tx: WriteTx, claim: Claim): void {
+    const walletKey = key(claim.network, claim.wallet);
+    const before = this.claims.get(walletKey);
+    this.putClaim(claim);
+    tx.onRollback(() => {
+      this.claimsByAccount.get(claim.accountId)?.delete(walletKey);
+      if (before) this.putClaim(before);
+      else this.claims.delete(walletKey);
+    });
+  }
+
+  /** An account holder's own verification made `operatorId` the account's operator. */
+  linkAccountOperator(tx: WriteTx, accountId: string, operatorId: string): void {
+    const before = this.accountOperator.get(accountId);
+    this.linkAccount(accountId, operatorId);
+    tx.onRollback(() => {
+      this.accountsByOperator.get(operatorId)?.delete(accountId);
+      if (before) this.linkAccount(accountId, before);
+      else this.accountOperator.delete(accountId);
+    });
+  }
+
+  /** An operator whose screening is clear (at verification, or cleared by a review). */
+  markOperatorClear(tx: WriteTx, operatorId: string): void {
+    if (this.clearOperators.has(operatorId)) return;
+    this.clearOperators.add(operatorId);
+    tx.onRollback(() => this.clearOperators.delete(operatorId));
+  }
+
+  /**
+   * Records a capture of (token, network, wallet) unless `idempotencyKey` is the key of that tuple's
+   * newest capture; the caller writes the row when `changed`. Runs inside the writer's unit.
+   */
+  capture(tx: WriteTx, c: { tokenId: string; operatorId: string; network: WalletNetwork; wallet: string; idempotencyKey: string | null; now: Date }): { firstSeen: boolean; changed: boolean } {
+    const walletKey = key(c.network, c.wallet);
+    const tupleKey = `${c.tokenId}|${walletKey}`;
+    const tuple = this.tuples.get(tupleKey);
+    if (tuple && c.idempotencyKey !== null && tuple.lastKey === c.idempotencyKey) return { firstSeen: false, changed: false };
+    if (tuple) {
+      const before = { ...tuple };
+      Object.assign(tuple, { count: tuple.count + 1, lastKey: c.idempotencyKey });
+      tx.onRollback(() => Object.assign(tuple, before));
+      return { firstSeen: false, changed: true };
+    }
+    this.tuples.set(tupleKey, { count: 1, lastKey: c.idempotencyKey });
+    const capture = { tokenId: c.tokenId, operatorId: c.operatorId, firstAt: c.now };
+    this.putCapture(walletKey, capture);
+    tx.onRollback(() => {
+      this.tuples.delete(tupleKey);
+      const list = this.captures.get(walletKey)!;
+      list.splice(list.indexOf(capture), 1);
+      if (!list.some((other) => other.operatorId === c.operatorId)) this.capturedByOperator.get(c.operatorId)?.delete(walletKey);
+    });
+    return { firstSeen: true, changed: true };
+  }
+
+  /** The operator of an account holder's own newest verification, when there is one. */
+  operatorOfAccount(accountId: string): string | null {
+    return this.accountOperator.get(accountId) ?? null;
+  }
+
+  /** The tuple's transaction count (spec 4.8: internal), for tests and support. */
+  transactionCount(tokenId: string, network: WalletNetwork, wallet: string): number {
+    return this.tuples.get(`${tokenId}|${key(network, wallet)}`)?.count ?? 0;
+  }
+
+  // The group a wallet belongs to: `op:<operator>` or `acct:<account>`; null when none.
+  private groupOf(walletKey: string): string | null {
+    const claim = this.claims.get(walletKey);
+    if (claim) {
+      const operatorId = this.accountOperator.get(claim.accountId);
+      return operatorId ? `op:${operatorId}` : `acct:${claim.accountId}`;
+    }
+    let earliest: Capture | null = null;
+    for (const capture of this.captures.get(walletKey) ?? []) {
+      if (this.tokens.get(capture.tokenId)?.revokedAt !== null) continue;
+      if (!earliest || capture.firstAt < earliest.firstAt) earliest = capture;
+    }
+    return earliest ? `op:${earliest.operatorId}` : null;
+  }
+
+  // Wallets that may be in `group` (each is checked with groupOf by the caller).
+  private *candidates(group: string): Iterable<string> {
+    const id = group.slice(group.indexOf(':') + 1);
+    if (group.startsWith('acct:')) return yield* this.claimsByAccount.get(id) ?? [];
+    yield* this.capturedByOperator.get(id) ?? [];
+    for (const accountId of this.accountsByOperator.get(id) ?? []) yield* this.claimsByAccount.get(accountId) ?? [];
+  }
+
+  private putClaim(claim: Claim): void {
+    const walletKey = key(claim.network, claim.wallet);
+    const previous = this.claims.get(walletKey);
+    if (previous) this.claimsByAccount.get(previous.accountId)?.delete(walletKey);
+    this.claims.set(walletKey, claim);
+    setIn(this.claimsByAccount, claim.accountId, walletKey);
+  }
+
+  private putCapture(walletKey: string, capture: Capture): void {
+    const list = this.captures.get(walletKey) ?? [];
+    list.push(capture);
+    this.captures.set(walletKey, list);
+    setIn(this.capturedByOperator, capture.operatorId, walletKey);
+  }
+
+  private linkAccount(accountId: string, operatorId: string): void {
+    const previous = this.accountOperator.get(accountId);
+    if (previous) this.accountsByOperator.get(previous)?.delete(accountId);
+    this.accountOperator.set(accountId, operatorId);
+    setIn(this.accountsByOperator, operatorId, accountId);
+  }
+}
+
+function setIn<K, V>(map: Map<K, Set<V>>, k: K, v: V): void {
+  const set = map.get(k) ?? new Set<V>();
+  set.add(v);
+  map.set(k, set);
+}

@@ -1,0 +1,1 @@
+UPDATE refresh_tokens SET spent_at = $2 WHERE id = $1;
