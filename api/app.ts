@@ -32,6 +32,7 @@ import { walletClaimRoutes } from './routes/wallet-claims.ts';
 import { verifyRoutes } from './routes/verify.ts';
 import { kycWebhookRoutes } from './routes/kyc-webhooks.ts';
 import { credentialRoutes, refreshRoutes } from './routes/credentials.ts';
+import { assessRoutes } from './routes/assess.ts';
 import type { IdentityService } from '../identity/service.ts';
 import type { VerificationLevel } from './reputation/record.ts';
 
@@ -156,6 +157,7 @@ export function createApp(deps: AppDeps): Koa {
   agentsRoutes(router, deps);
   createSessionRoutes(router, { identity: deps.identity });
   credentialRoutes(router, { identity: deps.identity });
+  assessRoutes(router, { identity: deps.identity, log: deps.log });
   walletClaimRoutes(router, { identity: deps.identity });
   app.use(router.routes());
   // Sets 405 (or 501 for a method no route knows) with the path's Allow header; the error

@@ -7,6 +7,10 @@ import { publicBaseUrlOf, signupUrlOf, type Config } from '../pipeline/config.ts
 import { explainPortInUse } from '../pipeline/port-in-use.ts';
 import type { Logger } from '../pipeline/log.ts';
 import { openStore, operationalStore, type Store } from '../pipeline/store/store.ts';
+import { sqlFile } from '../pipeline/store/sql-files.ts';
+import { parseAddress } from '../pipeline/address.ts';
+import { createSanctionsLookup } from '../pipeline/sanctions/lookup.ts';
+import { lookUpAddress } from './reputation/lookup.ts';
 import { loadApiKeyIndex, type ApiKeyIndex } from './accounts.ts';
 import { createApiListener } from './app.ts';
 import { createApiServer } from './http-server.ts';
@@ -26,6 +30,7 @@ import { createKycProvider } from '../identity/kyc/from-config.ts';
 import { createNameScreening } from '../identity/screening.ts';
 import { evmChainClients } from '../identity/wallets/siwe.ts';
 import { loadIdentityState, type IdentityState } from '../identity/state.ts';
+import { AuditTrail } from '../identity/assess/audit.ts';
 
 export interface RunningServer {
   url: string;
@@ -40,6 +45,8 @@ export interface RunningServer {
   hotLookups(): number;
   /** The identity half (sessions, operators, the verify page's actions). */
   identity: IdentityService;
+  /** Assess's decision audit trail (buffered; written every 200 ms and at close). */
+  audit: AuditTrail;
   close(): Promise<void>;
 }
 
@@ -50,6 +57,8 @@ export interface ServerOptions {
   now?: () => Date;
   /** How often usage counts reach the store (default 5 s); close() always flushes. */
   usageFlushIntervalMs?: number;
+  /** How often assess's audit records reach the store (default 200 ms); close() always flushes. */
+  auditFlushIntervalMs?: number;
 }
 
 export async function startServer(config: Config, log: Logger, options: ServerOptions = {}): Promise<RunningServer> {
@@ -92,6 +101,9 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   // verify_url, poll_url and agent_memory point at the service's own public address, known once
   // the API listens (PORT=0 picks the port then).
   let serviceBaseUrl = '';
+  // Assess notes each live decision here; the rows reach the operational writer in batches, never
+  // on the request's path (identity/assess/audit.ts).
+  const audit = new AuditTrail({ store, log: log.child('audit'), flushIntervalMs: options.auditFlushIntervalMs });
   const identity = new IdentityService({
     // Its writes must not wait for a scoring run's transaction (a merchant captures a wallet after
     // every payment): they go to the store's operational writer.
@@ -105,6 +117,13 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     freshnessDays: config.sanctionsFreshnessDays,
     // Wallet claims verify contract wallets (ERC-1271/6492) on the chains with an RPC URL.
     evmChains: evmChainClients(Object.values(config.chains)),
+    audit,
+    // On the identity clock: a list's age decides the signer check.
+    sanctions: createSanctionsLookup(store, { now: () => (options.now?.() ?? new Date()).getTime() }),
+    sanctionsMaxAgeSeconds: config.sanctionsListMaxAgeHours * 3600,
+    indexWallet: (address, refresh) => {
+      indexAssessedWallet(store, jobs, address, refresh).catch((err: unknown) => log.warn('could not queue the scoring of an assessed wallet', { address, error: String(err) }));
+    },
     now: options.now,
   });
   let listener: http.RequestListener | undefined;
@@ -112,7 +131,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const api = createApiServer((req, res) => listener!(req, res));
   const adminToken = newSecret('adm_');
   // The same server as the API's: a request Node's parser refuses is answered in the API's format too.
-  const admin = createApiServer(createAdminApp({ store, config, log: log.child('admin'), keys, runs, jobs, usage, identity }, adminToken).callback());
+  const admin = createApiServer(createAdminApp({ store, config, log: log.child('admin'), keys, runs, jobs, usage, identity, audit }, adminToken).callback());
 
   try {
     await listen(api, config.port, config.host);
@@ -125,7 +144,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     }));
     await listen(admin, 0, '127.0.0.1');
   } catch (err) {
-    await Promise.all([stopListening(api), stopListening(admin), jobs.stop(), usage.close()]);
+    await Promise.all([stopListening(api), stopListening(admin), jobs.stop(), usage.close(), audit.close()]);
     await store.close();
     throw explainPortInUse(err, config.port, config.host, 'stop the other server or set PORT');
   }
@@ -151,6 +170,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     records,
     hotLookups: () => hot?.answered ?? 0,
     identity,
+    audit,
     close: () =>
       (closing ??= (async () => {
         removeAdminFiles(config.dataDir);
@@ -159,10 +179,27 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
         await usage.close();
         clearInterval(tokenUseFlush);
         await identityState.tokens.flushUses(identity.deps.store);
+        // After the listeners too: no decision is recorded any more, so nothing is left behind.
+        await audit.close();
         await store.close();
         log.info('stopped cleanly');
       })()),
   };
+}
+
+/**
+ * Spec 3.3: assess of an address the index does not know gives it a minimal entry and queues its
+ * scoring; `refresh` queues a rescoring whatever it is. The score job of one address is keyed by
+ * it, so a burst of assessments of one address queues one run.
+ */
+async function indexAssessedWallet(store: Store, jobs: JobRunner, address: string, refresh: boolean): Promise<void> {
+  const known = (await lookUpAddress(store, address)).kind !== 'unknown';
+  if (known && !refresh) return;
+  if (!known) {
+    const family = parseAddress(address)!.family;
+    await store.write((tx) => tx.run(sqlFile('serve/known_address_insert'), [address, family, 'assess']));
+  }
+  await jobs.run('score', { address });
 }
 
 /**

@@ -14,6 +14,7 @@ import { registerAllowlistCommand } from './allowlist.ts';
 import { registerLimitsCommand } from './limits.ts';
 import { registerUsageCommand } from './usage.ts';
 import { registerOperatorsCommand } from './operators.ts';
+import { registerAssessmentsCommand } from './assessments.ts';
 import { UsageError } from './usage-error.ts';
 import { wholeNumber } from './whole-number.ts';
 import { runOperation } from './operations-client.ts';
@@ -68,6 +69,7 @@ registerImportCommand(program, config, log);
 registerSqlCommand(program, config);
 registerUsageCommand(program, config, log);
 registerOperatorsCommand(program, config, log);
+registerAssessmentsCommand(program, config, log);
 
 const accounts = program.command('accounts').description('manage API accounts');
 accounts

@@ -7,11 +7,11 @@
 // (assess, the gate), from the operator's facts at that time.
 import type { Store } from '../pipeline/store/store.ts';
 import { sqlFile } from '../pipeline/store/sql-files.ts';
-import { accountVerification, readOperator, type Operator } from './operators.ts';
-import { createSession, maxAttempts, readSession, type Session } from './sessions.ts';
+import { accountVerification, type Operator } from './operators.ts';
+import { openAccountSession, type Session } from './sessions.ts';
+import { at } from './store-values.ts';
 import type { IdentityState } from './state.ts';
 import { isActive, type IssuedToken, type TokenRecord } from './tokens.ts';
-import { at } from './store-values.ts';
 
 export interface CredentialRequest {
   label: string | null;
@@ -26,9 +26,9 @@ export type CredentialCreation =
   | { kind: 'under_review'; sessionId: string };
 
 /** The account holder's operator, when their own verification recorded one. */
-export async function accountOperator(store: Store, state: IdentityState, accountId: string): Promise<Operator | null> {
+export function accountOperator(state: IdentityState, accountId: string): Operator | null {
   const operatorId = state.wallets.operatorOfAccount(accountId);
-  return operatorId ? readOperator(store, operatorId) : null;
+  return operatorId ? (state.operators.get(operatorId) ?? null) : null;
 }
 
 export async function createCredential(
@@ -37,11 +37,15 @@ export async function createCredential(
   request: CredentialRequest,
   now: Date,
 ): Promise<CredentialCreation> {
-  const operator = await accountOperator(deps.store, deps.state, accountId);
-  if (!operator) return { kind: 'kyc_required', session: await accountSession(deps, accountId, now) };
-  if (operator.sanctionsResult !== 'clear') {
+  const operator = accountOperator(deps.state, accountId);
+  if (operator?.sanctionsResult === 'hit') {
+    // A potential match waits for a person; a confirmed one (or one whose screening could not run,
+    // which no review can clear) needs a new verification.
     const [flagged] = await deps.store.read(sqlFile('identity/session_of_operator'), [operator.id]);
-    return { kind: 'under_review', sessionId: String(flagged?.id) };
+    if (flagged && flagged.review_decision === null) return { kind: 'under_review', sessionId: String(flagged.id) };
+  }
+  if (operator?.sanctionsResult !== 'clear') {
+    return { kind: 'kyc_required', session: await openAccountSession(deps.store, { accountId, kycProvider: deps.kycProvider, now }) };
   }
   const token = await deps.store.write((tx) =>
     deps.state.tokens.issue(tx, {
@@ -62,7 +66,7 @@ export async function listCredentials(
   accountId: string,
   now: Date,
 ): Promise<{ account_verification: Record<string, unknown>; credentials: Record<string, unknown>[] }> {
-  const operator = await accountOperator(deps.store, deps.state, accountId);
+  const operator = accountOperator(deps.state, accountId);
   return {
     account_verification: accountVerification(operator, now, deps.freshnessDays),
     credentials: deps.state.tokens.credentialsOf(accountId, now).map(listed),
@@ -93,13 +97,12 @@ function listed(r: TokenRecord): Record<string, unknown> {
   };
 }
 
-// The holder's open verification session (pending, or failed with a retry left), so that asking
-// again does not pile up sessions; a new one otherwise. Its poll secret is never shown: nobody
-// polls an account session, the holder's next POST /v1/credentials sees the result.
-async function accountSession(deps: { store: Store; kycProvider: string }, accountId: string, now: Date): Promise<Session> {
-  const [open] = await deps.store.read(sqlFile('identity/account_session_open'), [accountId, at(now), maxAttempts]);
-  const reused = open ? await readSession(deps.store, String(open.id)) : null;
-  if (reused) return reused;
-  const created = await createSession(deps.store, { accountId, purpose: 'account', context: 'account verification', productName: null, kycProvider: deps.kycProvider, now });
-  return created.session;
+/**
+ * Where an account holder's own verification stands when no verified operator is behind the
+ * account: pending (one under way), failed (the last one failed and none is open), or none.
+ */
+export async function accountVerificationState(store: Store, accountId: string, now: Date): Promise<'none' | 'pending' | 'failed'> {
+  const [newest] = await store.read(sqlFile('identity/account_session_newest'), [accountId, at(now)]);
+  if (!newest) return 'none';
+  return newest.status === 'pending' ? 'pending' : newest.status === 'failed' ? 'failed' : 'none';
 }

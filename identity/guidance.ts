@@ -17,7 +17,7 @@ export function deliverVerifyUrlAndPoll(s: { verifyUrl: string; expiresAt: Date 
     steps: [
       'Give verify_url to your user (the person who operates you) and ask them to open it in a browser; it is safe to show.',
       `Poll poll_url every ${pollIntervalSeconds} seconds with the header ${pollSecretHeader}: <poll_secret>. Never put the poll secret in a URL, a log or a message to anyone.`,
-      `When status is verified, keep operator_token in your credential store (not in long-term memory) and retry the merchant request with the header ${operatorTokenHeader}.`,
+      `When status is verified, keep operator_token and refresh_token in your credential store (not in long-term memory) and retry the merchant request with the header ${operatorTokenHeader}; when the operator token expires, exchange the refresh token at POST /v1/tokens/refresh for a new pair.`,
       'Stop polling when status is consumed or expired, or failed without retry_until, and follow that answer\'s next_steps; while failed has retry_until, your user may try again on the page: keep polling. When flagged, a person reviews the verification: poll again every few minutes, the token comes once it is cleared.',
     ],
     user_message: `To continue, please verify your identity at ${s.verifyUrl} (a few minutes, with an identity document). The merchant learns only derived facts: verified or not, age bracket, country and a sanctions check; never your name, address, birth date or document. The link works until ${s.expiresAt.toISOString()}.`,
@@ -37,6 +37,14 @@ export function retryWithOperatorToken(): NextSteps {
     action: 'retry_merchant_request_with_operator_token',
     header_name: operatorTokenHeader,
     user_message: 'Identity verified. Retrying the request with your new operator token.',
+  };
+}
+
+/** Credential creation before the account holder verified (spec 4.5's 409). */
+export function completeKycThenRetry(s: { verifyUrl: string; expiresAt: Date }): NextSteps {
+  return {
+    action: 'complete_kyc_then_retry',
+    user_message: `Verify your identity at ${s.verifyUrl} (a few minutes, with an identity document), then create the credential again. The link works until ${s.expiresAt.toISOString()}.`,
   };
 }
 
@@ -103,7 +111,7 @@ export function agentMemory(serviceBaseUrl: string): Record<string, unknown> {
       poll_secret_header: pollSecretHeader,
       poll_interval_seconds: pollIntervalSeconds,
     },
-    do_not_persist_in_memory: ['operator_token', 'poll_secret'],
-    persist_in_credential_store: ['operator_token'],
+    do_not_persist_in_memory: ['operator_token', 'poll_secret', 'refresh_token'],
+    persist_in_credential_store: ['operator_token', 'refresh_token'],
   };
 }

@@ -2,6 +2,7 @@
 // jurisdiction, age bracket, operator type, the name screening's result and time). A name, street
 // address, birth date or document never reaches this module.
 import type { Store } from '../pipeline/store/store.ts';
+import type { Row } from '../pipeline/store/rows.ts';
 import type { WriteTx } from '../pipeline/store/group-commit.ts';
 import { sqlFile } from '../pipeline/store/sql-files.ts';
 import { newId } from '../pipeline/secrets.ts';
@@ -33,29 +34,72 @@ export interface NewOperator {
   now: Date;
 }
 
-/** Records a verified operator in the writer's transaction; returns its id. */
-export async function insertOperator(tx: WriteTx, op: NewOperator): Promise<string> {
-  const id = newId('op_');
-  const { screening } = op;
-  await tx.run(sqlFile('identity/operator_insert'), [
-    id,
-    op.kycProvider,
-    at(op.now),
-    op.jurisdiction,
-    op.ageBracket !== null,
-    op.ageBracket,
-    op.operatorType,
-    screening.status,
-    screening.status === 'unavailable' ? null : at(op.now),
-    screening.status === 'hit' ? screening.sdnUid : null,
-    screening.status === 'hit' ? screening.score : null,
-  ]);
-  return id;
+/**
+ * Every operator's facts, in the owner's memory (assess reads them on every call): loaded at start,
+ * changed only inside the writer's units, with an undo if the transaction rolls back.
+ */
+export class OperatorIndex {
+  private readonly byId = new Map<string, Operator>();
+
+  static async load(store: Store): Promise<OperatorIndex> {
+    const index = new OperatorIndex();
+    for (const row of await store.read(sqlFile('identity/operators_all'))) {
+      const op = operatorOf(row);
+      index.byId.set(op.id, op);
+    }
+    return index;
+  }
+
+  get(id: string): Operator | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Records a verified operator in the writer's transaction. */
+  async insert(tx: WriteTx, op: NewOperator): Promise<Operator> {
+    const { screening } = op;
+    const operator: Operator = {
+      id: newId('op_'),
+      kycStatus: 'verified',
+      kycProvider: op.kycProvider,
+      kycVerifiedAt: op.now,
+      jurisdiction: op.jurisdiction,
+      ageVerified: op.ageBracket !== null,
+      ageBracket: op.ageBracket,
+      operatorType: op.operatorType,
+      sanctionsResult: screening.status,
+      sanctionsCheckedAt: screening.status === 'unavailable' ? null : op.now,
+      sanctionsSdnUid: screening.status === 'hit' ? screening.sdnUid : null,
+    };
+    await tx.run(sqlFile('identity/operator_insert'), [
+      operator.id,
+      operator.kycProvider,
+      at(op.now),
+      operator.jurisdiction,
+      operator.ageVerified,
+      operator.ageBracket,
+      operator.operatorType,
+      operator.sanctionsResult,
+      operator.sanctionsCheckedAt === null ? null : at(operator.sanctionsCheckedAt),
+      operator.sanctionsSdnUid,
+      screening.status === 'hit' ? screening.score : null,
+    ]);
+    this.byId.set(operator.id, operator);
+    tx.onRollback(() => this.byId.delete(operator.id));
+    return operator;
+  }
+
+  /** A review cleared the operator's screening: clear as of `now`. */
+  async markClear(tx: WriteTx, id: string, now: Date): Promise<void> {
+    await tx.run(sqlFile('identity/operator_clear_sanctions'), [id, at(now)]);
+    const operator = this.byId.get(id);
+    if (!operator) return;
+    const before = { sanctionsResult: operator.sanctionsResult, sanctionsCheckedAt: operator.sanctionsCheckedAt };
+    Object.assign(operator, { sanctionsResult: 'clear', sanctionsCheckedAt: now });
+    tx.onRollback(() => Object.assign(operator, before));
+  }
 }
 
-export async function readOperator(store: Store, id: string): Promise<Operator | null> {
-  const [row] = await store.read(sqlFile('identity/operator_by_id'), [id]);
-  if (!row) return null;
+function operatorOf(row: Row): Operator {
   return {
     id: String(row.id),
     kycStatus: 'verified',

@@ -35,7 +35,7 @@ export const screeningThreshold = 0.9;
 export function createNameScreening(store: Store, options: ReloadingIndexOptions & { threshold?: number } = {}): NameScreening {
   const threshold = options.threshold ?? screeningThreshold;
   if (!(threshold > 0 && threshold <= 1)) throw new RangeError(`screening threshold must be above 0 and at most 1, got ${threshold}`);
-  const names = createReloadingIndex(store, { latest: 'sanctions/latest_names_load', rows: 'sanctions/screened_names' }, (_latest, rows) => buildIndex(rows), options);
+  const names = createReloadingIndex(store, { latest: 'sanctions/latest_names_load', rows: 'sanctions/screened_names', build: (_latest, rows) => buildIndex(rows) }, options);
 
   return {
     async screen(fullName) {

@@ -10,6 +10,9 @@ import { completeVerification } from './verification.ts';
 import { createCredential, listCredentials, revokeCredential, type CredentialCreation, type CredentialRequest } from './credentials.ts';
 import { captureWallet, type CaptureResult } from './wallets/captures.ts';
 import type { Exchange } from './refresh.ts';
+import { assess, type AssessOutcome, type AssessRequest } from './assess/assess.ts';
+import type { AuditTrail } from './assess/audit.ts';
+import type { SanctionsLookup } from '../pipeline/sanctions/lookup.ts';
 import { createdAnswer, pollAnswer, sessionUrls } from './session-answers.ts';
 import {
   authenticatePoll,
@@ -42,6 +45,14 @@ export interface IdentityDeps {
   freshnessDays: number;
   /** A public client per configured EVM chain id: wallet claims verify contract wallets on them. */
   evmChains?: EvmChainClients;
+  /** The digital-currency address list, for assess's signer check. */
+  sanctions: SanctionsLookup;
+  /** SANCTIONS_LIST_MAX_AGE_HOURS in seconds: older without a good refresh, the signer check is unavailable. */
+  sanctionsMaxAgeSeconds: number;
+  /** Where assess records its live decisions (identity/assess/audit.ts). */
+  audit: AuditTrail;
+  /** Assess of an unknown wallet: a minimal entry and its scoring queued (spec 3.3); never awaited. */
+  indexWallet?: (address: string, refresh: boolean) => void;
   now?: () => Date;
 }
 
@@ -179,6 +190,11 @@ export class IdentityService {
   exchangeRefreshToken(token: string): Promise<Exchange> {
     const now = this.now();
     return this.deps.store.write((tx) => this.deps.state.refresh.exchange(tx, token, now));
+  }
+
+  /** POST /v1/assess (spec 4.2): the decision for an identity under a merchant's policy. */
+  assess(accountId: string, request: AssessRequest, requestId: string): Promise<AssessOutcome> {
+    return assess({ ...this.deps, kycProvider: this.deps.provider.name }, accountId, request, { requestId, now: this.now() });
   }
 
   /** `reputation operators review`: clears or confirms a flagged session. */

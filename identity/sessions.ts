@@ -15,7 +15,7 @@ import type { WriteTx } from '../pipeline/store/group-commit.ts';
 import type { Row } from '../pipeline/store/rows.ts';
 import { sqlFile } from '../pipeline/store/sql-files.ts';
 import { newId, newSecret, secretsEqual, sha256Hex } from '../pipeline/secrets.ts';
-import { insertOperator, type NewOperator } from './operators.ts';
+import type { NewOperator } from './operators.ts';
 import { operatorTokenTtlSeconds, type IssuedToken } from './tokens.ts';
 import type { IssuedRefresh } from './refresh.ts';
 import type { IdentityState } from './state.ts';
@@ -85,23 +85,38 @@ export interface NewSession {
 }
 
 /** Creates a pending session; the poll secret is in the result only (stored as its SHA-256). */
-export async function createSession(store: Store, input: NewSession): Promise<{ session: Session; pollSecret: string }> {
+export function createSession(store: Store, input: NewSession): Promise<{ session: Session; pollSecret: string }> {
+  return store.write((tx) => insertSession(tx, input));
+}
+
+/**
+ * An account holder's own verification that can still be completed (pending, or failed with an
+ * attempt left), or a new one: looked up and created in one writer unit, so that requests at once
+ * get one session. Its poll secret is never shown: nobody polls an account session.
+ */
+export function openAccountSession(store: Store, input: Omit<NewSession, 'purpose' | 'context' | 'productName'>): Promise<Session> {
+  return store.write(async (tx) => {
+    const [open] = await tx.all(sqlFile('identity/account_session_open'), [input.accountId, at(input.now), maxAttempts]);
+    if (open) return lockedSession(tx, String(open.id));
+    return (await insertSession(tx, { ...input, purpose: 'account', context: 'account verification', productName: null })).session;
+  });
+}
+
+async function insertSession(tx: WriteTx, input: NewSession): Promise<{ session: Session; pollSecret: string }> {
   const id = newId('sess_');
   const pollSecret = newSecret(pollSecretPrefix);
   const expiresAt = new Date(input.now.getTime() + sessionTtlMs);
-  await store.write((tx) =>
-    tx.run(sqlFile('identity/session_insert'), [
-      id,
-      input.accountId,
-      input.purpose,
-      input.context,
-      input.productName,
-      sha256Hex(pollSecret),
-      input.kycProvider,
-      at(input.now),
-      at(expiresAt),
-    ]),
-  );
+  await tx.run(sqlFile('identity/session_insert'), [
+    id,
+    input.accountId,
+    input.purpose,
+    input.context,
+    input.productName,
+    sha256Hex(pollSecret),
+    input.kycProvider,
+    at(input.now),
+    at(expiresAt),
+  ]);
   const session: Session = {
     id,
     accountId: input.accountId,
@@ -207,9 +222,8 @@ export async function recordOutcome(store: Store, state: IdentityState, id: stri
       await tx.run(sqlFile('identity/session_set_state'), [id, 'failed', result.code, null, null]);
       return { ...session, stored: 'failed', failureCode: result.code };
     }
-    const operatorId = await insertOperator(tx, { ...result.operator, now });
+    const { id: operatorId } = await state.operators.insert(tx, { ...result.operator, now });
     const next: StoredStatus = result.operator.screening.status === 'clear' ? 'verified' : 'flagged';
-    if (next === 'verified') state.wallets.markOperatorClear(tx, operatorId);
     // An account holder's own verification is the account's operator, also while it is flagged
     // (credentials wait for the review; its wallets are not kyc_verified until then).
     if (session.purpose === 'account') state.wallets.linkAccountOperator(tx, session.accountId, operatorId);
@@ -258,8 +272,8 @@ export async function reviewFlagged(store: Store, state: IdentityState | null, i
       if (operator?.sanctions_result === 'unavailable') {
         throw new SessionStateError('flagged', `session ${id} was flagged because no sanctions list could screen the name: nothing to clear; --confirm it, and the person verifies again in a new session`);
       }
-      await tx.run(sqlFile('identity/operator_clear_sanctions'), [session.operatorId, at(now)]);
-      state?.wallets.markOperatorClear(tx, session.operatorId!);
+      if (state) await state.operators.markClear(tx, session.operatorId!, now);
+      else await tx.run(sqlFile('identity/operator_clear_sanctions'), [session.operatorId, at(now)]);
       await tx.run(sqlFile('identity/session_review'), [id, 'verified', decision, at(now), at(now)]);
       return { ...session, stored: 'verified', reviewDecision: decision, completedAt: now };
     }

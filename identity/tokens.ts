@@ -15,6 +15,7 @@ import type { WriteTx } from '../pipeline/store/group-commit.ts';
 import { sqlFile } from '../pipeline/store/sql-files.ts';
 import { newSecret, sha256Hex } from '../pipeline/secrets.ts';
 import { at, dateOf, textOf } from './store-values.ts';
+import { addTo } from './multimap.ts';
 
 export const operatorTokenPrefix = 'opc_';
 /** Spec 2.1: an operator token lives 24 hours by default. */
@@ -66,6 +67,9 @@ export type TokenVerification =
 export class TokenIndex {
   private readonly byHash = new Map<string, TokenRecord>();
   private readonly byId = new Map<string, TokenRecord>();
+  // For listings and revocations without a pass over every token.
+  private readonly credentialsByAccount = new Map<string, Set<TokenRecord>>();
+  private readonly byFamily = new Map<string, Set<TokenRecord>>();
   // Uses not yet written to the store (last_used_at): one write per flush, not per use.
   private readonly used = new Set<TokenRecord>();
 
@@ -122,10 +126,7 @@ export class TokenIndex {
       record.familyId,
     ]);
     this.put(hash, record);
-    tx.onRollback(() => {
-      this.byHash.delete(hash);
-      this.byId.delete(record.id);
-    });
+    tx.onRollback(() => this.remove(hash, record));
     return { id: record.id, token, prefix: record.prefix, createdAt: record.createdAt, expiresAt: record.expiresAt };
   }
 
@@ -152,13 +153,13 @@ export class TokenIndex {
 
   /** Every token of a refresh family. */
   ofFamily(familyId: string): TokenRecord[] {
-    return [...this.byId.values()].filter((r) => r.familyId === familyId);
+    return [...(this.byFamily.get(familyId) ?? [])];
   }
 
   /** An account's active credentials (POST /v1/credentials), newest first. */
   credentialsOf(accountId: string, now: Date): TokenRecord[] {
-    return [...this.byId.values()]
-      .filter((r) => r.source === 'credential' && r.accountId === accountId && isActive(r, now))
+    return [...(this.credentialsByAccount.get(accountId) ?? [])]
+      .filter((r) => isActive(r, now))
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || a.id.localeCompare(b.id));
   }
 
@@ -185,6 +186,15 @@ export class TokenIndex {
   private put(hash: string, record: TokenRecord): void {
     this.byHash.set(hash, record);
     this.byId.set(record.id, record);
+    if (record.source === 'credential') addTo(this.credentialsByAccount, record.accountId, record);
+    if (record.familyId !== null) addTo(this.byFamily, record.familyId, record);
+  }
+
+  private remove(hash: string, record: TokenRecord): void {
+    this.byHash.delete(hash);
+    this.byId.delete(record.id);
+    this.credentialsByAccount.get(record.accountId)?.delete(record);
+    if (record.familyId !== null) this.byFamily.get(record.familyId)?.delete(record);
   }
 }
 

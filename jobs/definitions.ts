@@ -13,6 +13,8 @@ export const jobInputs = {
   // allowShrink: load a list that drops more than a tenth of the loaded addresses (pipeline/sanctions/load.ts).
   'refresh-sanctions-list': z.object({ allowShrink: z.boolean().optional() }).strict(),
   export: z.object({}).strict(),
+  // Deletes assess audit rows older than ASSESSMENT_RETENTION_DAYS.
+  'prune-assessments': z.object({}).strict(),
 } as const;
 
 export type JobName = keyof typeof jobInputs;
@@ -60,5 +62,6 @@ export function defaultSchedules(config: Config): Schedule[] {
     ...(config.sanctionsListSource
       ? [{ scheduleId: 'refresh-sanctions-list', jobName: 'refresh-sanctions-list' as const, jobData: {}, everySeconds: 3600 }]
       : []),
+    { scheduleId: 'prune-assessments', jobName: 'prune-assessments', jobData: {}, everySeconds: 86_400 },
   ];
 }

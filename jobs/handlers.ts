@@ -13,6 +13,7 @@ import { exportLatestRun } from '../pipeline/export/export-run.ts';
 import { fetchMetadataJob } from '../pipeline/metadata/fetch-metadata-job.ts';
 import { ListShrinkError, refreshSanctionsList } from '../pipeline/sanctions/load.ts';
 import { namesSourceFromSettings, sanctionsSourceFromSetting } from '../pipeline/sanctions/source-setting.ts';
+import { pruneAssessments } from '../identity/assess/assessments.ts';
 import { jobInputs, type JobData, type JobName } from './definitions.ts';
 import { readFileSync } from 'node:fs';
 import type { JobProgress } from './run-log.ts';
@@ -63,6 +64,8 @@ const handlers: Record<JobName, Handler> = {
     }
   },
   export: (deps) => exportLatestRun(deps.store, deps.config.dataDir),
+  // Through the operational writer, which appends the rows (identity/assess/assessments.ts).
+  'prune-assessments': (deps) => pruneAssessments(deps.store, deps.config.assessmentRetentionDays, new Date()),
 };
 
 /**

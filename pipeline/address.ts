@@ -18,3 +18,8 @@ export function parseAddress(raw: string): ParsedAddress | null {
   if (solanaAddressPattern.test(text) && bs58.decode(text).length === 32) return { family: 'solana', address: text };
   return null;
 }
+
+/** The EVM zero address: no key controls it, so it never signs (a wallet rule of spec 4.8). */
+export function isZeroEvmAddress(address: string): boolean {
+  return /^0x0{40}$/i.test(address);
+}

@@ -78,6 +78,9 @@ const configSchema = z.object({
   sanctionsNamesSource: z.string().min(1).optional(),
   // Identity (identity/): how long a clear name screening counts as clear (spec 8: 90 days).
   sanctionsFreshnessDays: z.coerce.number().int().min(1).max(3650).default(90),
+  // How long the address list stays usable for assess's signer check without a successful refresh
+  // (the job runs hourly); older, the check is `unavailable` and assess denies (fail closed).
+  sanctionsListMaxAgeHours: z.coerce.number().int().min(1).max(24 * 365).default(48),
   // The KYC vendor behind the verify page: the sandbox (outcomes chosen on the page) or Stripe Identity.
   kycProvider: z.enum(['sandbox', 'stripe'], { error: 'must be sandbox or stripe' }).default('sandbox'),
   // A restricted key: only those may read a verification's sensitive outputs (the date of birth).
@@ -90,6 +93,8 @@ const configSchema = z.object({
   stripeApiBase: httpUrl.optional(),
   // Where flagged operators are told to write (next_steps contact_support); unset: support@ + PUBLIC_BASE_URL's host.
   supportEmail: z.email({ error: 'must be an email address' }).optional(),
+  // Days the assess decision audit trail (`assessments`) keeps a row; the prune-assessments job deletes older ones.
+  assessmentRetentionDays: z.coerce.number().int().min(1).max(3650).default(365),
   chains: z.record(z.string().regex(/^[a-z0-9-]+$/, 'chain names are lowercase letters, digits and -'), chainSchema).default({}),
 });
 
@@ -134,11 +139,13 @@ const envNames = {
   metadataCaFile: 'METADATA_CA_FILE',
   sanctionsNamesSource: 'SANCTIONS_NAMES_SOURCE',
   sanctionsFreshnessDays: 'SANCTIONS_FRESHNESS_DAYS',
+  sanctionsListMaxAgeHours: 'SANCTIONS_LIST_MAX_AGE_HOURS',
   kycProvider: 'KYC_PROVIDER',
   stripeSecretKey: 'STRIPE_SECRET_KEY',
   stripeWebhookSecret: 'STRIPE_WEBHOOK_SECRET',
   stripeApiBase: 'STRIPE_API_BASE',
   supportEmail: 'SUPPORT_EMAIL',
+  assessmentRetentionDays: 'ASSESSMENT_RETENTION_DAYS',
 } as const;
 
 type Env = Record<string, string | undefined>;

@@ -14,7 +14,7 @@ import { cliEnv, repoRoot, runCli, startServe, stopServe } from './helpers/cli.t
 import { tempDataDir } from './helpers/temp.ts';
 
 // Pinned by name (docs/analytics.md): address_feedback, for one, is not exported.
-const exportedFiles = ['agent_scores', 'chain_scores', 'feedback', 'feedback_weights', 'payments', 'runs', 'scores', 'stats'].map((name) => `${name}.parquet`);
+const exportedFiles = ['agent_scores', 'assessments', 'chain_scores', 'feedback', 'feedback_weights', 'payments', 'runs', 'scores', 'stats'].map((name) => `${name}.parquet`);
 const { agentWallet, merchant, payer } = addresses;
 
 /** Runs `sql` on the Parquet files of `directory` in a scratch DuckDB, as an analyst's `duckdb` would. */

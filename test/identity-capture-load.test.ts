@@ -72,6 +72,17 @@ describe('wallet capture under load', () => {
       const [row] = await server.store.read('SELECT count(*)::INTEGER AS n FROM wallet_captures WHERE token_id = $1 AND wallet = $2', [tokenId, t.wallet]);
       expect(row!.n).toBe(expected);
     }
+    // Which key is a tuple's newest survives a restart: a capture without a key after a keyed one
+    // (so the old key no longer dedupes), and three keys of one millisecond (the last one does).
+    const capture = (wallet: string, key?: string) =>
+      call(server.url, 'POST', '/v1/credentials/wallets', { key: merchantKey, body: { operator_token: tokens[0], wallet_address: wallet, network: 'evm', ...(key ? { idempotency_key: key } : {}) } });
+    const unkeyed = `0x${'d1'.repeat(20)}`;
+    const tied = `0x${'d2'.repeat(20)}`;
+    await capture(unkeyed, 'pay-A');
+    await capture(unkeyed);
+    await capture(tied, 'k1');
+    await capture(tied, 'k2');
+    await capture(tied, 'k3');
     // The memory a restart loads says the same.
     await server.close();
     server = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0' }), silentLogger);
@@ -81,5 +92,7 @@ describe('wallet capture under load', () => {
       const tokenId = verified.kind === 'active' ? verified.token.id : '';
       expect(reloaded.wallets.transactionCount(tokenId, t.network as 'evm' | 'solana', t.wallet)).toBe(t.kind === 'one-key' ? 1 : t.sent);
     }
+    expect((await capture(unkeyed, 'pay-A')).body).toEqual({ associated: true, first_seen: false });
+    expect((await capture(tied, 'k3')).body).toEqual({ associated: true, first_seen: false, deduped: true });
   }, 120_000);
 });

@@ -10,7 +10,7 @@ import { startServer, type RunningServer } from '../api/server.ts';
 import { createAccount } from '../api/accounts.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { cliEnv, repoRoot, runCli } from './helpers/cli.ts';
-import { call, clearPerson, poll, sdnTinyCsv, submitSandbox, verifiedLogin, type Answer } from './helpers/identity.ts';
+import { call, claimFreshWallet, clearPerson, poll, sdnTinyCsv, submitSandbox, verifiedLogin, type Answer } from './helpers/identity.ts';
 
 const day = 86_400_000;
 // From test/fixtures/import/transfers.csv: paid through a facilitator, so scored.
@@ -103,7 +103,7 @@ describe('credentials, wallet capture and refresh tokens', () => {
         label: 'research bot',
         expires_at: new Date(clock + 30 * day).toISOString(),
         created_at: new Date(clock).toISOString(),
-        agent_memory: expect.objectContaining({ identity_check_endpoint: server.url, do_not_persist_in_memory: ['operator_token', 'poll_secret'] }),
+        agent_memory: expect.objectContaining({ identity_check_endpoint: server.url, do_not_persist_in_memory: ['operator_token', 'poll_secret', 'refresh_token'] }),
       });
       // Listed without its value, newest first; a default credential lives one day and has no label.
       clock += 1_000;
@@ -190,6 +190,18 @@ describe('credentials, wallet capture and refresh tokens', () => {
         error: { code: 'kyc_required', message: expect.stringContaining('manual review') },
         next_steps: { action: 'contact_support', support_email: expect.any(String), support_subject: expect.stringMatching(/^Identity review for verification session sess_/), user_message: expect.any(String) },
       });
+      // Once a review confirms the match, the holder is offered a new verification, not a wait.
+      const flaggedSession = /session (sess_\S+)$/.exec(refused.body.next_steps.support_subject)![1]!;
+      expect((await runCli(['operators', 'review', flaggedSession, '--confirm'], cliEnv(dataDir))).code).toBe(0);
+      const after = await api(holder.api_key, 'POST', '/v1/credentials', {});
+      expect([after.status, after.body.next_steps.action]).toEqual([409, 'complete_kyc_then_retry']);
+      expect(after.body.verify_url).toMatch(/\/verify\/sess_/);
+    });
+
+    it('concurrent creations before verification share one verification session', async () => {
+      const holder = await createAccount(server.store, { plan: 'pro' }, server.keys);
+      const answers = await Promise.all(Array.from({ length: 5 }, () => api(holder.api_key, 'POST', '/v1/credentials', {})));
+      expect(new Set(answers.map((a) => a.body.verify_url)).size).toBe(1);
     });
   });
 
@@ -285,20 +297,34 @@ describe('credentials, wallet capture and refresh tokens', () => {
   });
 
   describe('the verification level of reputation records', () => {
-    it('shows a wallet captured under a verified operator as kyc_verified on the next lookup, and none once the credential is revoked', async () => {
+    it('a capture links a wallet but never raises its level: a merchant\'s report is not the wallet\'s signature', async () => {
       const lookup = async () => (await api(accounts.merchant.api_key, 'GET', `/v1/reputation/${payee}`)).body.verification_level;
-      // Looked up (and cached) before.
       expect(await lookup()).toBe('none');
+      // A verified holder reports a wallet they do not control, under their own credential.
+      const credential = (await api(accounts.pro.api_key, 'POST', '/v1/credentials', { label: 'reporter' })).body;
+      expect((await api(accounts.pro.api_key, 'POST', '/v1/credentials/wallets', { operator_token: credential.credential, wallet_address: payee, network: 'evm' })).status).toBe(200);
       expect(await lookup()).toBe('none');
-      const credential = (await api(accounts.pro.api_key, 'POST', '/v1/credentials', { label: 'payer' })).body;
-      expect((await api(accounts.merchant.api_key, 'POST', '/v1/credentials/wallets', { operator_token: credential.credential, wallet_address: payee, network: 'evm' })).status).toBe(200);
-      expect(await lookup()).toBe('kyc_verified');
-      const full = await call(server.url, 'GET', `/v1/reputation/${payee}?view=full`, { key: accounts.pro.api_key });
-      expect(full.body.identity.verification_level).toBe('kyc_verified');
-      const batch = await api(accounts.pro.api_key, 'POST', '/v1/reputation:batch', { addresses: [payee] });
-      expect(batch.body.results[0].record.verification_level).toBe('kyc_verified');
+      const linked = server.identity.deps.state.wallets.resolve('evm', payee);
+      expect(linked?.level).toBe('none');
+      expect(linked?.operatorId).toBeTruthy();
       await api(accounts.pro.api_key, 'DELETE', `/v1/credentials/${credential.id}`);
-      expect(await lookup()).toBe('none');
+      expect(server.identity.deps.state.wallets.resolve('evm', payee)).toBeNull();
+    });
+
+    it('a claimed wallet is wallet_claimed, kyc_verified once its account holder verified, on the next lookup (records, batch, view)', async () => {
+      const holder = await createAccount(server.store, { plan: 'pro', name: 'Claiming Holder' }, server.keys);
+      const wallet = await claimFreshWallet(server.url, holder.api_key);
+      // Known to the index (unscored): its record is served, with the level of now.
+      await server.store.write((tx) => tx.run(`INSERT INTO known_addresses VALUES ($1, 'evm', 'assess', utc_now())`, [wallet]));
+      const level = async () => (await api(accounts.merchant.api_key, 'GET', `/v1/reputation/${wallet}`)).body.verification_level;
+      expect(await level()).toBe('wallet_claimed');
+      expect(await level()).toBe('wallet_claimed');
+      await verifyHolder(holder.api_key);
+      expect(await level()).toBe('kyc_verified');
+      const full = await call(server.url, 'GET', `/v1/reputation/${wallet}?view=full`, { key: accounts.pro.api_key });
+      expect(full.body.identity.verification_level).toBe('kyc_verified');
+      const batch = await api(accounts.pro.api_key, 'POST', '/v1/reputation:batch', { addresses: [wallet] });
+      expect(batch.body.results[0].record.verification_level).toBe('kyc_verified');
     });
 
     it('resolves the wallets of one operator together: linked_wallets and the lexically smallest as resolved_operator', async () => {
@@ -311,7 +337,7 @@ describe('credentials, wallet capture and refresh tokens', () => {
         expect(answer.status).toBe(200);
       }
       const resolved = server.identity.deps.state.wallets.resolve('evm', `0x${'9'.repeat(40)}`);
-      expect(resolved).toMatchObject({ resolvedOperator: `0x${'1'.repeat(40)}`, linkedWallets: [`0x${'1'.repeat(40)}`, `0x${'9'.repeat(40)}`, solanaKey].sort(), level: 'kyc_verified' });
+      expect(resolved).toMatchObject({ resolvedOperator: `0x${'1'.repeat(40)}`, linkedWallets: [`0x${'1'.repeat(40)}`, `0x${'9'.repeat(40)}`, solanaKey].sort(), level: 'none' });
       expect(server.identity.deps.state.wallets.resolve('solana', solanaKey)?.resolvedOperator).toBe(`0x${'1'.repeat(40)}`);
       // The Solana key another operator captured first stays with that operator.
       expect(server.identity.deps.state.wallets.resolve('solana', solanaWallet)?.linkedWallets).not.toContain(`0x${'1'.repeat(40)}`);
@@ -322,6 +348,7 @@ describe('credentials, wallet capture and refresh tokens', () => {
     const refresh = (token: unknown, headers = client()) => call(server.url, 'POST', '/v1/tokens/refresh', { body: { refresh_token: token }, headers });
 
     it('rotates: a fresh pair, the old refresh token spent; a spent one again revokes the whole login', async () => {
+      const loginAt = clock;
       const login = await verifiedLogin(server.url, accounts.pro.api_key, clearPerson, client());
       const first = await refresh(login.refreshToken);
       expect(first.status).toBe(200);
@@ -330,7 +357,7 @@ describe('credentials, wallet capture and refresh tokens', () => {
         token_ttl_seconds: 86400,
         expires_at: new Date(clock + day).toISOString(),
         refresh_token: expect.stringMatching(/^prt_[A-Za-z0-9]{32}$/),
-        refresh_token_expires_at: new Date(Date.parse(first.body.refresh_token_expires_at)).toISOString(),
+        refresh_token_expires_at: new Date(loginAt + 90 * day).toISOString(),
       });
       const tokens = server.identity.deps.state.tokens;
       expect(tokens.verify(first.body.operator_token, new Date(clock)).kind).toBe('active');

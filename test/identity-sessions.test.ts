@@ -9,7 +9,6 @@ import { loadConfig } from '../pipeline/config.ts';
 import { silentLogger } from '../pipeline/log.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
 import { createAccount } from '../api/accounts.ts';
-import { readOperator } from '../identity/operators.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { cliEnv, runCli } from './helpers/cli.ts';
 import { clearPerson, createSession, newSession, poll, sdnTinyCsv, submitSandbox } from './helpers/identity.ts';
@@ -57,8 +56,8 @@ describe('verification sessions', () => {
       expect(body.next_steps.steps.length).toBeGreaterThan(0);
       expect(body.next_steps.user_message).toContain(body.verify_url);
       expect(body.agent_memory.identity_check_endpoint).toBe(server.url);
-      expect(body.agent_memory.do_not_persist_in_memory).toEqual(['operator_token', 'poll_secret']);
-      expect(body.agent_memory.persist_in_credential_store).toEqual(['operator_token']);
+      expect(body.agent_memory.do_not_persist_in_memory).toEqual(['operator_token', 'poll_secret', 'refresh_token']);
+      expect(body.agent_memory.persist_in_credential_store).toEqual(['operator_token', 'refresh_token']);
       expect(Object.keys(body.agent_memory)).toEqual(
         expect.arrayContaining(['pattern_summary', 'identity_check_endpoint', 'identity_paths', 'bootstrap', 'do_not_persist_in_memory', 'persist_in_credential_store']),
       );
@@ -193,7 +192,7 @@ describe('verification sessions', () => {
       // The token identifies the operator the verification recorded, with its derived facts only.
       const token = server.identity.deps.state.tokens.verify(first.body.operator_token, new Date(clock));
       expect(token.kind).toBe('active');
-      const operator = await readOperator(server.store, token.kind === 'active' ? token.token.operatorId : '');
+      const operator = server.identity.deps.state.operators.get(token.kind === 'active' ? token.token.operatorId : '');
       expect(operator).toMatchObject({ jurisdiction: 'US', ageVerified: true, ageBracket: '21+', operatorType: 'individual', sanctionsResult: 'clear' });
       expect(server.identity.deps.state.tokens.verify(first.body.operator_token, new Date(clock + 24 * hour))).toMatchObject({ kind: 'expired' });
       expect(server.identity.deps.state.tokens.verify('opc_notatokennotatokennotatokennota', new Date(clock))).toEqual({ kind: 'unknown' });

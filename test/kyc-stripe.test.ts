@@ -12,7 +12,6 @@ import { createLogger } from '../pipeline/log.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
 import { createAccount } from '../api/accounts.ts';
 import { readSession } from '../identity/sessions.ts';
-import { readOperator } from '../identity/operators.ts';
 import { createStripeProvider } from '../identity/kyc/stripe.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { newSession, poll, sdnTinyCsv, type CreatedSession } from './helpers/identity.ts';
@@ -116,7 +115,7 @@ describe('Stripe Identity over HTTP', () => {
 
     const row = await readSession(server.store, session.session_id);
     expect(row!.providerRef).toBe(vsId);
-    expect(await readOperator(server.store, row!.operatorId!)).toMatchObject({
+    expect(server.identity.deps.state.operators.get(row!.operatorId!)).toMatchObject({
       kycProvider: 'stripe',
       jurisdiction: 'DE',
       ageVerified: true,
@@ -242,7 +241,7 @@ describe('Stripe Identity over HTTP', () => {
     expect(polled.body.status).toBe('flagged');
     expect(polled.body.operator_token).toBeUndefined();
     const row = await readSession(server.store, session.session_id);
-    expect(await readOperator(server.store, row!.operatorId!)).toMatchObject({ jurisdiction: 'BZ', sanctionsResult: 'hit', sanctionsSdnUid: '15102' });
+    expect(server.identity.deps.state.operators.get(row!.operatorId!)).toMatchObject({ jurisdiction: 'BZ', sanctionsResult: 'hit', sanctionsSdnUid: '15102' });
   });
 
   it('under 18: verified, with age_verified false and no bracket', async () => {
@@ -253,7 +252,7 @@ describe('Stripe Identity over HTTP', () => {
     expect(polled.body.status).toBe('verified');
     expect(polled.body.operator_token).toMatch(/^opc_/);
     const row = await readSession(server.store, session.session_id);
-    expect(await readOperator(server.store, row!.operatorId!)).toMatchObject({ ageVerified: false, ageBracket: null });
+    expect(server.identity.deps.state.operators.get(row!.operatorId!)).toMatchObject({ ageVerified: false, ageBracket: null });
   });
 
   it('a verified document without a date of birth or a known issuing country fails with our code', async () => {

@@ -317,6 +317,15 @@ describe('the document against the running API', () => {
     expect((await session(expired)).body.status).toBe('expired');
     expect((await call('stripeIdentityWebhook', { body: '{}', headers: { 'Stripe-Signature': 't=1,v1=00' } })).body.error.code).toBe('not_found');
 
+    // Assess: test mode, a live wallet under a policy with a signer (a verify_url and its session), its errors.
+    const reserved = `0x${'0'.repeat(39)}6`;
+    expect((await call('assess', { key: keys.growth, body: { address: reserved, test: true, policy: { blocked_jurisdictions: ['IR'] } } })).body.decision).toBe('deny');
+    const live = await call('assess', { key: keys.growth, body: { address: owner, policy: { require_kyc: true, min_age: 21 }, signer: { address: payee, network: 'evm' } } });
+    expect(live.body).toMatchObject({ decision: 'deny', verify_url: expect.any(String), signer_match: { kind: 'wallet_signer_mismatch' } });
+    expect((await call('assess', { key: keys.growth, body: {} })).body.error.code).toBe('invalid_identity');
+    expect((await call('assess', { key: keys.growth, body: { operator_token: 'opc_nope' } })).body.error.code).toBe('invalid_credential');
+    expect((await call('assess', { key: keys.free, body: { address: reserved, test: true } })).body.error.code).toBe('payment_required');
+
     expect((await call('getStats', { key: keys.growth })).body.version).toBe('v2');
     expect((await call('getStats', {})).status).toBe(401);
     const agents = await call('listAgents', { key: keys.growth, query: { limit: '1' } });

@@ -80,12 +80,24 @@ describe('createSanctionsLookup', () => {
     expect(await lookup.check('0xd882cfc20f52f2599d84b8e8d58c7fb62cfe344b', 'evm')).toMatchObject({ status: 'listed', sdn_uid: '29585' });
   });
 
-  it('reports freshness: when the list in use was loaded, and its age', async () => {
+  it('reports freshness: when the list in use was loaded and last confirmed, and its age since', async () => {
     const lookup = createSanctionsLookup(store, { recheckMs, now });
     const fresh = await lookup.freshness();
     expect(fresh?.loadedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
-    clock = Date.parse(fresh!.loadedAt) + 90_000;
-    expect(await lookup.freshness()).toEqual({ loadedAt: fresh!.loadedAt, ageSeconds: 90 });
+    clock = Date.parse(fresh!.checkedAt) + 90_000;
+    expect(await lookup.freshness()).toEqual({ loadedAt: fresh!.loadedAt, checkedAt: fresh!.checkedAt, ageSeconds: 90 });
+  });
+
+  it('a refresh that finds the list unchanged confirms it current: the age starts again, the list stays', async () => {
+    const lookup = createSanctionsLookup(store, { recheckMs, now });
+    const before = (await lookup.freshness())!;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const refreshed = await refreshSanctionsList({ store, log: silentLogger }, { kind: 'sdn-csv', sdnFile: ofacPath('sdn-2024-05-03.csv') });
+    expect(refreshed.changed).toBe(false);
+    later();
+    const after = (await lookup.freshness())!;
+    expect(after.loadedAt).toBe(before.loadedAt);
+    expect(Date.parse(after.checkedAt)).toBeGreaterThan(Date.parse(before.checkedAt));
   });
 
   it('reads the store once for concurrent checks', async () => {
@@ -196,8 +208,8 @@ describe('createSanctionsLookup on the 0xB10C lists with first-seen dates', () =
   it('reports an age of 0, never a negative one, when the clock is behind the load time', async () => {
     const lookup = createSanctionsLookup(own(), { recheckMs, now: ownNow });
     const fresh = await lookup.freshness();
-    t = Date.parse(fresh!.loadedAt) - 60_000;
-    expect(await lookup.freshness()).toEqual({ loadedAt: fresh!.loadedAt, ageSeconds: 0 });
+    t = Date.parse(fresh!.checkedAt) - 60_000;
+    expect(await lookup.freshness()).toEqual({ loadedAt: fresh!.loadedAt, checkedAt: fresh!.checkedAt, ageSeconds: 0 });
   });
 });
 

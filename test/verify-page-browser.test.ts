@@ -20,7 +20,6 @@ import { silentLogger } from '../pipeline/log.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
 import { createAccount } from '../api/accounts.ts';
 import { verifyPageCsp } from '../api/verify/page.ts';
-import { readOperator } from '../identity/operators.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { newSession, poll, sdnTinyCsv, type CreatedSession, type SandboxFields } from './helpers/identity.ts';
 
@@ -248,7 +247,7 @@ describe('the verify page in Chromium', () => {
       expect(polled.body.operator_token).toMatch(/^opc_[A-Za-z0-9]{32}$/);
       // What the selects chose is what the operator was verified with.
       const token = server.identity.deps.state.tokens.verify(polled.body.operator_token, new Date(clock));
-      const operator = await readOperator(server.store, token.kind === 'active' ? token.token.operatorId : '');
+      const operator = server.identity.deps.state.operators.get(token.kind === 'active' ? token.token.operatorId : '');
       expect(operator).toMatchObject({ jurisdiction: 'DE', ageVerified: true, ageBracket: '18+', sanctionsResult: 'clear' });
       // Once the token is delivered the page still says complete.
       expect((await pollAs(s)).body.status).toBe('consumed');

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import bs58 from 'bs58';
 import { createHash } from 'node:crypto';
+import http from 'node:http';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
@@ -44,15 +45,26 @@ describe('wallet claims', () => {
   let a: { id: string; key: string };
   let b: { id: string; key: string };
   let free: { id: string; key: string };
+  let flaky: { url: string; close(): Promise<void> };
 
   beforeAll(async () => {
     devnet = await startDevnet({ port: 0 });
     chain = devnetClients(devnet);
     factory = await deploy(devnet.accounts[6]!, loadArtifact('OwnedWalletFactory'));
-    // A second EVM chain whose RPC URL answers nothing (nothing listens on port 1).
+    // A second EVM chain whose RPC URL answers nothing (nothing listens on port 1), and a third, the
+    // devnet behind a provider that rate-limits every eth_call (HTTP 429).
+    flaky = await startRateLimitingProxy(devnet.rpcUrl);
     const configFile = path.join(tempDataDir('wallet-claims-config'), 'config.json');
     const token = { address: '0x0000000000000000000000000000000000000bad', startBlock: 0 };
-    writeFileSync(configFile, JSON.stringify({ chains: { offline: { chainId: 31337, rpcUrl: 'http://127.0.0.1:1', token, facilitatorNetwork: 'base' } } }));
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        chains: {
+          offline: { chainId: 31337, rpcUrl: 'http://127.0.0.1:1', token, facilitatorNetwork: 'base' },
+          flaky: { chainId: 31338, rpcUrl: flaky.url, token, facilitatorNetwork: 'base' },
+        },
+      }),
+    );
     const config = loadConfig({
       REPUTATION_CONFIG: configFile,
       DATA_DIR: dataDir,
@@ -74,6 +86,7 @@ describe('wallet claims', () => {
   afterAll(async () => {
     await server?.close();
     await devnet?.close();
+    await flaky?.close();
   });
   // The clock stands still within a test; a key's per-second window must not carry over.
   beforeEach(() => {
@@ -351,7 +364,7 @@ describe('wallet claims', () => {
       const res = await claim(a.key, { message: c.message, signature: wrapped });
       expect([res.status, res.body.error.code]).toEqual([400, 'invalid_signature']);
       expect(res.body.error.message).toMatch(/contract wallet's signature \(ERC-1271\/ERC-6492\), and chain 8453 has no RPC URL configured on this service/);
-      expect(res.body.error.message).toContain(`(chains that verify contract wallets: ${devnet.chainId} (devnet), 31337 (offline))`);
+      expect(res.body.error.message).toContain(`(chains that verify contract wallets: ${devnet.chainId} (devnet), 31337 (offline), 31338 (flaky))`);
       const plain = await claim(a.key, { message: c.message, signature: await owner.sign({ hash: hashMessage(c.message) }) });
       expect(plain.body.error.message).toMatch(/Chain 8453 has no RPC URL configured on this service, so a contract wallet cannot be verified on it, only an EOA/);
       // An EOA claims on that chain all the same.
@@ -368,6 +381,19 @@ describe('wallet claims', () => {
       expect([res.status, res.body.error.code]).toEqual([503, 'api_error']);
       expect(res.body.error.message).toMatch(/chain 31337 did not answer .*; retry later$/);
       expect(await usedAt(c.nonce)).toBeNull();
+    });
+
+    it('answers 503, not a bad signature, when the contract wallet\'s chain rate-limits the call (ERC-1271 and ERC-6492)', async () => {
+      const owner = privateKeyToAccount(generatePrivateKey());
+      for (const deployed of [true, false]) {
+        const wallet = await contractWallet(owner.address, `flaky-${deployed}`, { deployed });
+        const c = await issued(a.key, { address: wallet.address, network: 'evm', chain_id: 31338 });
+        const signed = await owner.sign({ hash: hashMessage(c.message) });
+        const signature = deployed ? signed : serializeErc6492Signature({ address: factory, data: wallet.deployCall, signature: signed });
+        const res = await claim(a.key, { message: c.message, signature });
+        expect([res.status, res.body.error.code], `deployed: ${deployed}`).toEqual([503, 'api_error']);
+        expect(await usedAt(c.nonce)).toBeNull();
+      }
     });
 
     it('lets exactly one of concurrent claims of one nonce win', async () => {
@@ -480,3 +506,22 @@ describe('wallet claims', () => {
     });
   });
 });
+
+/** A JSON-RPC endpoint in front of `target` that answers every eth_call with HTTP 429, as a rate-limited provider does. */
+async function startRateLimitingProxy(target: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString();
+    const requests = [JSON.parse(body)].flat() as { method: string }[];
+    if (requests.some((r) => r.method === 'eth_call')) {
+      res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '1' });
+      return res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: 429, message: 'rate limited' } }));
+    }
+    const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    res.writeHead(answer.status, { 'Content-Type': 'application/json' });
+    res.end(await answer.text());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}

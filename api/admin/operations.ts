@@ -18,6 +18,8 @@ import type { UsageMeter } from '../usage/meter.ts';
 import type { IdentityService } from '../../identity/service.ts';
 import { UnknownAccountError, usageReport } from '../usage/report.ts';
 import { activeOverrides, changeAccountLimits, LimitsRefusedError, type LimitOverrides } from '../usage/limits.ts';
+import type { AuditTrail } from '../../identity/assess/audit.ts';
+import { maxListedAssessments, recentAssessments, type AssessmentFilter } from '../../identity/assess/assessments.ts';
 
 export interface OperationContext extends JobsContext {
   /** Present inside the server, so a new key works immediately. */
@@ -26,6 +28,8 @@ export interface OperationContext extends JobsContext {
   usage?: UsageMeter;
   /** Present inside the server: a review changes its memory of operators too. */
   identity?: IdentityService;
+  /** Present inside the server: assess decisions not written yet are flushed before a listing. */
+  audit?: AuditTrail;
 }
 
 
@@ -62,6 +66,19 @@ export const operations = {
         if (err instanceof SessionStateError || err instanceof UnknownSessionError) throw new OperationInputError(err.message);
         throw err;
       }
+    },
+  },
+  // The newest recorded assess decisions (the audit trail), optionally of one account and decision.
+  'assessments.list': {
+    input: z.object({
+      limit: z.number().int().min(1).max(maxListedAssessments).default(20),
+      accountId: z.string().min(1).max(200).optional(),
+      decision: z.enum(['allow', 'deny']).optional(),
+    }),
+    run: async (ctx: OperationContext, args: AssessmentFilter) => {
+      // The decisions of the last moments too; a failed flush was logged, and the stored ones still list.
+      await ctx.audit?.flush().catch(() => undefined);
+      return recentAssessments(ctx.store, args);
     },
   },
   // Sets (cidrs non-empty), clears (cidrs: []) or shows (no cidrs) the IP allowlist of one key or

@@ -15,6 +15,7 @@ import { walletChallengeSchema, walletClaimSchema } from '../routes/wallet-claim
 import { sandboxFormSchema } from '../routes/verify.ts';
 import { stripeWebhookPath } from '../routes/kyc-webhooks.ts';
 import { captureSchema, createCredentialSchema, credentialParamsSchema, refreshSchema } from '../routes/credentials.ts';
+import { assessRequestSchema } from '../routes/assess.ts';
 import * as s from './schemas.ts';
 
 export type HeaderName = keyof typeof responseHeaders;
@@ -95,7 +96,8 @@ function errors(codes: readonly ErrorCode[], options: { apiKey: boolean; metered
   for (const code of codes) byStatus.set(errorStatus[code], [...(byStatus.get(errorStatus[code]) ?? []), code]);
   const out: Record<number, ResponseDoc> = {};
   for (const [status, group] of byStatus) {
-    const beforeLimits = status === 401 || (status === 403 && !group.includes('ip_not_allowed'));
+    // A 401 of the key comes before the limits; assess's token answers (invalid_credential, token_expired) after them.
+    const beforeLimits = (status === 401 && group.every((c) => c === 'signup_required' || c === 'unauthorized')) || (status === 403 && !group.includes('ip_not_allowed'));
     const headers: HeaderName[] = ['X-Request-Id'];
     // The per-IP limit of the open routes runs before anything else they do.
     if ((options.apiKey && !beforeLimits) || options.perIp) headers.push(...rateHeaders);
@@ -103,7 +105,7 @@ function errors(codes: readonly ErrorCode[], options: { apiKey: boolean; metered
     // Counted calls carry the quota from the count on, including a 404 after it; a 5xx after it is
     // taken back (api/usage/meter.ts, refundFailedRequest) and carries none. A 429 rate_limited
     // carries it on every route behind the key (api/usage/middleware.ts).
-    const quota = options.metered && (group.includes('quota_exceeded') || status === 404);
+    const quota = options.metered && (group.includes('quota_exceeded') || status === 404 || group.includes('invalid_credential') || group.includes('token_expired'));
     if (quota || (options.apiKey && group.includes('rate_limited'))) headers.push(...quotaHeaders);
     if (options.apiKey) headers.push(...signed);
     out[status] = { description: group.map((c) => errorMeanings[c] ?? c).join('; '), body: s.errorBody(group), headers, errorCodes: group };
@@ -180,6 +182,26 @@ export const operations: readonly Operation[] = [
         apiKey: true,
         metered: true,
       }),
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/assess',
+    operationId: 'assess',
+    summary: 'Assess an identity under a policy',
+    description:
+      'Plans with assess. A wallet (address) or an operator token, an optional policy (KYC, sanctions screening within the freshness window, minimum age, jurisdictions), an optional payment signer ' +
+      '(same-person check and a sanctions-list check with no opt-out, failing closed). allow or deny with every failed reason, one explanation per rule, and a verify_url (with its session) ' +
+      'for denials a verification can fix. One call of the quota. test: true takes the reserved addresses 0x…0001 to 0x…0007 and no quota, rate limit or write.',
+    tag: 'identity',
+    apiKey: true,
+    request: { body: assessRequestSchema },
+    responses: {
+      200: ok('The decision (Cache-Control: no-store).', s.assessAnswer, [...rateHeaders, ...quotaHeaders, 'Cache-Control', ...signed]),
+      ...errors(
+        ['invalid_request', 'invalid_identity', 'invalid_address', 'invalid_test_address', 'invalid_credential', 'token_expired', 'payment_required', 'payload_too_large', 'unsupported_media_type', 'quota_exceeded', 'api_error', ...keyErrors],
+        { apiKey: true, metered: true },
+      ),
     },
   },
   {

@@ -215,6 +215,18 @@ export function errorDetail(codes: readonly ErrorCode[]) {
     message: z.string(),
     ...(has('signup_required') ? { signup_url: z.string().optional().meta({ description: 'signup_required: where to get a key' }) } : {}),
     ...(has('unknown_address') ? { can_assess: z.literal(true).optional().meta({ description: 'unknown_address: an assessment (spec 4.2; not served by this version) could score the address' }) } : {}),
+    ...(has('token_expired')
+      ? {
+          session_id: z.string().optional().meta({ description: 'token_expired on assess: a session to verify again (sess_…)' }),
+          poll_secret: z.string().optional().meta({ description: 'token_expired on assess: its poll secret, for the buyer agent' }),
+          verify_url: z.string().optional(),
+          poll_url: z.string().optional(),
+          expires_at: z.string().optional(),
+        }
+      : {}),
+    ...(has('quota_exceeded')
+      ? { agent_instructions: z.strictObject({ action: z.string(), steps: z.array(z.string()), user_message: z.string() }).optional().meta({ description: 'quota_exceeded on assess: what a buyer agent should do (do not retry)' }) }
+      : {}),
     ...(has('payment_required')
       ? {
           plan: z.enum(planNames).optional().meta({ description: "payment_required: the caller's plan" }),
@@ -430,8 +442,8 @@ export const agentMemory = z
       poll_secret_header: z.literal('X-Poll-Secret'),
       poll_interval_seconds: z.literal(5),
     }),
-    do_not_persist_in_memory: z.array(z.enum(['operator_token', 'poll_secret'])),
-    persist_in_credential_store: z.array(z.literal('operator_token')),
+    do_not_persist_in_memory: z.array(z.enum(['operator_token', 'poll_secret', 'refresh_token'])),
+    persist_in_credential_store: z.array(z.enum(['operator_token', 'refresh_token'])),
   })
   .meta({ description: 'Spec 2.5: what an agent with long-term memory may keep (the pattern), and the secrets it must not.' });
 
@@ -576,6 +588,64 @@ export const tokenRefreshed = z.strictObject({
   refresh_token: z.string().meta({ description: 'prt_…, the next one: the one sent is spent' }),
   refresh_token_expires_at: isoTime.meta({ description: '90 days after the login, whatever the rotations' }),
 });
+
+// ---- assess (spec 2.4, 4.2) ----------------------------------------------------------------------
+
+const explanationItem = z.strictObject({
+  rule: z.enum(['require_kyc', 'require_sanctions_clear', 'min_age', 'blocked_jurisdictions', 'allowed_jurisdictions']),
+  passed: z.boolean(),
+  required: z.string(),
+  actual: z.string().meta({ description: 'require_sanctions_clear: clear | flagged | unscreened | none; require_kyc: verified | none | pending | failed; min_age: 21+ | 18+ | under 18 | unknown; jurisdictions: the code or unknown' }),
+  message: z.string(),
+  how_to_remedy: z.string().nullable().meta({ description: 'null when the rule passed or cannot be fixed (age, jurisdiction, a sanctions listing)' }),
+});
+
+const agentInstructionsText = z.string().meta({ description: 'a JSON object {action, steps, user_message} as a string, to spread into a gate\'s 403 body' });
+
+const signerMatchBody = z.strictObject({
+  kind: z.enum(['pass', 'wallet_signer_mismatch', 'wallet_auth_requires_wallet_signing']),
+  claimed_operator: z.string().nullable(),
+  signer_operator: z.string().nullable(),
+  expected_signer: z.string().optional(),
+  actual_signer: z.string().optional(),
+  linked_wallets: z.array(z.string()).optional(),
+  agent_instructions: agentInstructionsText.optional(),
+});
+
+const signerSanctionsBody = z.union([
+  z.strictObject({ status: z.literal('unavailable') }),
+  z.strictObject({
+    status: z.literal('clear').meta({ description: 'the lookup answered' }),
+    sanctioned: z.literal(true).optional().meta({ description: 'present on a hit only' }),
+    ofac_label: z.string().optional(),
+    sdn_uid: z.string().optional(),
+    listed_at: z.string().nullable().optional(),
+  }),
+]);
+
+export const assessAnswer = z
+  .strictObject({
+    decision: z.enum(['allow', 'deny']),
+    decision_reasons: z.array(z.enum(['no_policy_applied', 'kyc_required', 'kyc_pending', 'kyc_failed', 'sanctions_flagged', 'sanctions_check_unavailable', 'age_insufficient', 'jurisdiction_restricted'])),
+    policy_result: z
+      .strictObject({ satisfied: z.boolean(), rules_evaluated: count, rules_failed: z.array(z.string()) })
+      .optional()
+      .meta({ description: 'with a policy: whether it is satisfied, how many rules it set, which failed' }),
+    explanation: z.array(explanationItem).optional().meta({ description: 'with a policy: one element per rule it sets' }),
+    verify_url: z.string().optional().meta({ description: 'on denials a verification can fix (kyc_required, kyc_failed)' }),
+    verification_session: z
+      .strictObject({ session_id: z.string(), poll_secret: z.string(), verify_url: z.string(), poll_url: z.string(), expires_at: isoTime })
+      .optional()
+      .meta({ description: "the session behind verify_url: a gate hands these to the buyer agent (identity_verification_required)" }),
+    operator_verification: accountVerification.meta({ description: "the derived facts of the identity's verified operator (spec 2.2's shape); kyc_status none without one (live mode)" }).optional(),
+    identity_method: z.enum(['wallet', 'operator_token']),
+    resolved_operator: z.string().optional().meta({ description: 'wallet mode: the canonical wallet of its person (earliest claimed, else lexically smallest captured); the address itself when it is tied to nobody' }),
+    linked_wallets: z.array(z.string()).optional().meta({ description: 'wallet mode: every wallet of its person' }),
+    signer_match: signerMatchBody.optional(),
+    signer_sanctions: signerSanctionsBody.optional(),
+    test: z.literal(true).optional(),
+  })
+  .meta({ description: 'Spec 2.4: identity data only (reputation scores come from GET /v1/reputation).' });
 
 export const webhookAck = z.strictObject({
   received: z.literal(true),

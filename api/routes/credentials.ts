@@ -7,7 +7,7 @@
 //   POST   /v1/tokens/refresh         keyless: the refresh token is the credential; limited per client address
 import type Router from '@koa/router';
 import { z } from 'zod';
-import { parseAddress } from '../../pipeline/address.ts';
+import { isZeroEvmAddress, parseAddress } from '../../pipeline/address.ts';
 import { ApiError } from '../errors.ts';
 import { requireEntitlement } from '../middleware/entitlement.ts';
 import { jsonBody } from '../middleware/json-body.ts';
@@ -16,7 +16,7 @@ import { enforceRate, type RateLimiter } from '../usage/rate-limit.ts';
 import { clientKey } from '../usage/ip-rate-limit.ts';
 import { parseBody } from './body.ts';
 import type { IdentityService } from '../../identity/service.ts';
-import { agentMemory, contactSupport } from '../../identity/guidance.ts';
+import { agentMemory, completeKycThenRetry, contactSupport } from '../../identity/guidance.ts';
 import { sessionUrls } from '../../identity/session-answers.ts';
 import { operatorTokenTtlSeconds } from '../../identity/tokens.ts';
 
@@ -37,12 +37,14 @@ export const credentialParamsSchema = z.object({ id: z.string().meta({ descripti
 
 export const captureSchema = z
   .object({
-    operator_token: z.string({ message: 'operator_token is required: the opc_ token the buyer presented' }).min(1, 'operator_token is required').meta({ description: 'The X-Operator-Token the buyer presented on the paid request.' }),
-    wallet_address: z.string({ message: 'wallet_address is required: the wallet that signed the payment' }).min(1, 'wallet_address is required').meta({
+    operator_token: z.string({ error: (issue) => (issue.input === undefined ? 'operator_token is required: the opc_ token the buyer presented' : 'operator_token must be a string') }).min(1, 'operator_token is required').meta({ description: 'The X-Operator-Token the buyer presented on the paid request.' }),
+    wallet_address: z.string({ error: (issue) => (issue.input === undefined ? 'wallet_address is required: the wallet that signed the payment' : 'wallet_address must be a string') }).min(1, 'wallet_address is required').meta({
       description: 'The payment signer (EIP-3009 from, or the Solana fee payer key); EVM in any case (stored lowercased), Solana verbatim. Not the zero address.',
     }),
-    network: z.string({ message: 'network is required: evm or solana' }).meta({ description: 'evm (every EVM chain shares identity) or solana', examples: ['evm'] }),
-    idempotency_key: z.string({ message: 'idempotency_key must be a string' }).optional().meta({ description: 'Yours, per payment; longer than 200 characters is cut. The key of the newest capture of the same (credential, wallet, network) makes this one a no-op.' }),
+    // Anything but a missing network is checked by the route: not evm or solana is invalid_network.
+    network: z.unknown().refine((v) => v !== undefined, 'network is required: evm or solana').meta({ description: 'evm (every EVM chain shares identity) or solana', examples: ['evm'] }),
+    // null as absent: a serializer that writes nulls must not lose a capture.
+    idempotency_key: z.string({ message: 'idempotency_key must be a string' }).nullish().meta({ description: 'Yours, per payment; longer than 200 characters is cut. The key of the newest capture of the same (credential, wallet, network) makes this one a no-op.' }),
   })
   .strict();
 
@@ -64,10 +66,7 @@ export function credentialRoutes(router: Router<AuthState>, deps: { identity: Id
       const verifyUrl = sessionUrls(baseUrl, created.session.id).verifyUrl;
       throw new ApiError('kyc_required', 'the account holder has not verified their identity yet: complete it at verify_url, then create the credential again', {}, {}, {
         verify_url: verifyUrl,
-        next_steps: {
-          action: 'complete_kyc_then_retry',
-          user_message: `Verify your identity at ${verifyUrl} (a few minutes, with an identity document), then create the credential again. The link works until ${created.session.expiresAt.toISOString()}.`,
-        },
+        next_steps: completeKycThenRetry({ verifyUrl, expiresAt: created.session.expiresAt }),
       });
     }
     if (created.kind === 'under_review') {
@@ -103,15 +102,16 @@ export function credentialRoutes(router: Router<AuthState>, deps: { identity: Id
 
   router.post('/v1/credentials/wallets', jsonBody(), async (ctx) => {
     const body = parseBody(captureSchema, (ctx.request as { body?: unknown }).body);
-    if (body.network !== 'evm' && body.network !== 'solana') throw new ApiError('invalid_network', 'network must be evm or solana');
+    const network = body.network;
+    if (network !== 'evm' && network !== 'solana') throw new ApiError('invalid_network', 'network must be evm or solana');
     const wallet = parseAddress(body.wallet_address);
-    if (!wallet || wallet.family !== body.network) {
-      throw new ApiError('invalid_wallet', body.network === 'evm' ? 'wallet_address must be an EVM address (0x + 40 hex)' : 'wallet_address must be a Solana public key (base58 of 32 bytes)');
+    if (!wallet || wallet.family !== network) {
+      throw new ApiError('invalid_wallet', network === 'evm' ? 'wallet_address must be an EVM address (0x + 40 hex)' : 'wallet_address must be a Solana public key (base58 of 32 bytes)');
     }
-    if (/^0x0{40}$/.test(wallet.address)) throw new ApiError('invalid_wallet', 'wallet_address is the zero address, which signs nothing');
+    if (isZeroEvmAddress(wallet.address)) throw new ApiError('invalid_wallet', 'wallet_address is the zero address, which signs nothing');
     const captured = await deps.identity.captureWallet(ctx.state.account.accountId, {
       operatorToken: body.operator_token,
-      network: body.network,
+      network,
       wallet: wallet.address,
       idempotencyKey: body.idempotency_key ?? null,
     });

@@ -12,9 +12,10 @@ import type { IdentityService } from '../../identity/service.ts';
 import { SessionStateError, UnknownSessionError } from '../../identity/sessions.ts';
 import { sandboxAges, sandboxResult } from '../../identity/kyc/sandbox.ts';
 import { z } from 'zod';
-import { renderCrossSitePage, renderProviderErrorPage, renderUnknownSessionPage, renderVerifyPage, verifyPageCsp, type PageView } from '../verify/page.ts';
+import { renderCrossSitePage, renderProviderErrorPage, renderTestModePage, renderUnknownSessionPage, renderVerifyPage, verifyPageCsp, type PageView } from '../verify/page.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import { refuseHead } from './sessions.ts';
+import { testSessionId } from '../../identity/assess/test-mode.ts';
 
 export interface VerifyDeps {
   identity: IdentityService;
@@ -72,6 +73,7 @@ export function verifyRoutes(router: Router, deps: VerifyDeps): void {
 }
 
 async function showPage(ctx: Context, deps: VerifyDeps, form?: Pick<PageView, 'problem' | 'chosen'>): Promise<void> {
+  if (ctx.params.session_id === testSessionId) return html(ctx, 200, renderTestModePage());
   const page = await deps.identity.pageSession(ctx.params.session_id!);
   if (!page) return html(ctx, 404, renderUnknownSessionPage());
   const view: PageView = { ...page, provider: deps.identity.provider.flow, supportEmail: deps.identity.deps.supportEmail(), ...form };

@@ -273,6 +273,8 @@ export interface UsageState extends AuthState {
   usage?: UsageMeter;
   /** What meter() counted for this request, for refundFailedRequest(). */
   charge?: Charge;
+  /** A self-limited route's rate limit, taken when the route decides (api/usage/middleware.ts). */
+  takeRate?: () => unknown;
 }
 
 /**

@@ -94,6 +94,15 @@ export function renderUnknownSessionPage(): string {
   );
 }
 
+/** The verify_url of assess's test mode (spec 4.2): no session is behind it. */
+export function renderTestModePage(): string {
+  return document(
+    'Test mode',
+    `<h1>Test mode verification link</h1>
+<div class="card sandbox"><p><span class="tag">TEST</span></p><p>This link came from an assessment in test mode (<code>test: true</code>). No verification session is behind it and nothing is recorded. A live assessment gives a link to a real verification.</p></div>`,
+  );
+}
+
 export function renderCrossSitePage(sessionId: string): string {
   return document(
     'Form refused',

@@ -7,6 +7,7 @@ import type { Store } from '../../pipeline/store/store.ts';
 import { sqlFile } from '../../pipeline/store/sql-files.ts';
 import { at } from '../store-values.ts';
 import type { IdentityState } from '../state.ts';
+import { isActive } from '../tokens.ts';
 import type { WalletNetwork } from './directory.ts';
 
 /** Spec 4.8 / 8: longer keys are cut to this many characters. */
@@ -28,12 +29,24 @@ export async function captureWallet(
   const token = verified.token;
   const idempotencyKey = c.idempotencyKey === null ? null : c.idempotencyKey.slice(0, maxIdempotencyKeyLength);
   const outcome = await deps.store.write(async (tx) => {
+    // Again inside the unit: a revocation queued before this capture has committed by now.
+    if (!isActive(token, now)) return null;
     const captured = deps.state.wallets.capture(tx, { tokenId: token.id, operatorId: token.operatorId, network: c.network, wallet: c.wallet, idempotencyKey, now });
     if (captured.changed) {
-      await tx.run(sqlFile('identity/wallet_capture_insert'), [token.id, token.operatorId, merchantAccountId, c.network, c.wallet, idempotencyKey, at(now)]);
+      await tx.run(sqlFile('identity/wallet_capture_insert'), [token.id, token.operatorId, merchantAccountId, c.network, c.wallet, idempotencyKey, at(now), captureSeq(now)]);
     }
     return captured;
   });
+  if (!outcome) return { kind: 'invalid_credential' };
   deps.state.tokens.markUsed(token, now);
   return { kind: 'associated', firstSeen: outcome.firstSeen, deduped: !outcome.changed };
+}
+
+// Microseconds of the capture's time, kept increasing within the process: captures of one
+// millisecond still order as they were made (sql/identity/wallet_capture_tuples.sql).
+let lastSeq = 0n;
+function captureSeq(now: Date): bigint {
+  const next = BigInt(now.getTime()) * 1000n;
+  lastSeq = next > lastSeq ? next : lastSeq + 1n;
+  return lastSeq;
 }

@@ -15,7 +15,7 @@ import type { Store } from '../../pipeline/store/store.ts';
 import type { WriteTx } from '../../pipeline/store/group-commit.ts';
 import type { Row } from '../../pipeline/store/rows.ts';
 import { sqlFile } from '../../pipeline/store/sql-files.ts';
-import { parseAddress } from '../../pipeline/address.ts';
+import { isZeroEvmAddress, parseAddress } from '../../pipeline/address.ts';
 import { newSecret } from '../../pipeline/secrets.ts';
 import type { IdentityState } from '../state.ts';
 import { at, dateOf } from '../store-values.ts';
@@ -68,7 +68,7 @@ export async function issueChallenge(
   if (!parsed || parsed.family !== input.network) {
     return refused('invalid_wallet', input.network === 'evm' ? 'address is not an EVM address (0x and 40 hex digits)' : 'address is not a Solana address (the base58 of a 32-byte public key)');
   }
-  if (input.network === 'evm' && /^0x0{40}$/.test(parsed.address)) return refused('invalid_wallet', 'address is the zero address, which no key controls');
+  if (input.network === 'evm' && isZeroEvmAddress(parsed.address)) return refused('invalid_wallet', 'address is the zero address, which no key controls');
   if (input.network === 'solana' && !isSigningKey(parsed.address)) {
     return refused('invalid_wallet', 'address is not an ed25519 public key that can sign (a program-derived or otherwise keyless address cannot be claimed)');
   }

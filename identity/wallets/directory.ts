@@ -18,18 +18,23 @@ import { sqlFile } from '../../pipeline/store/sql-files.ts';
 import { parseAddress } from '../../pipeline/address.ts';
 import { dateOf, textOf } from '../store-values.ts';
 import type { TokenIndex } from '../tokens.ts';
+import type { OperatorIndex } from '../operators.ts';
+import { addTo } from '../multimap.ts';
 
 export type WalletNetwork = 'evm' | 'solana';
 /** Spec 2.7 / 3.4: how strongly an address is tied to a person. */
 export type VerificationLevel = 'none' | 'wallet_claimed' | 'kyc_verified';
 
 export interface WalletResolution {
+  /** Which group: `op:<operator>` or `acct:<account>`; two wallets of one group belong to one person. */
+  group: string;
   /** The group's canonical wallet. */
   resolvedOperator: string;
   /** Every wallet of the group, this one included, sorted; EVM lowercased, Solana verbatim. */
   linkedWallets: string[];
   /** The verified operator behind the group, when there is one. */
   operatorId: string | null;
+  /** The resolved wallet's own level (claims only: see levelOf). */
   level: VerificationLevel;
 }
 
@@ -60,17 +65,17 @@ export class WalletDirectory {
   private readonly claimsByAccount = new Map<string, Set<string>>();
   private readonly accountOperator = new Map<string, string>();
   private readonly accountsByOperator = new Map<string, Set<string>>();
-  /** Operators whose name screening is clear (a verified person no list matched). */
-  private readonly clearOperators = new Set<string>();
   private readonly captures = new Map<string, Capture[]>();
   private readonly capturedByOperator = new Map<string, Set<string>>();
   private readonly tuples = new Map<string, Tuple>();
 
-  constructor(private readonly tokens: TokenIndex) {}
+  constructor(
+    private readonly tokens: TokenIndex,
+    private readonly operators: OperatorIndex,
+  ) {}
 
-  static async load(store: Store, tokens: TokenIndex): Promise<WalletDirectory> {
-    const d = new WalletDirectory(tokens);
-    for (const r of await store.read(sqlFile('identity/operators_clear'))) d.clearOperators.add(String(r.id));
+  static async load(store: Store, tokens: TokenIndex, operators: OperatorIndex): Promise<WalletDirectory> {
+    const d = new WalletDirectory(tokens, operators);
     for (const r of await store.read(sqlFile('identity/account_operators'))) d.linkAccount(String(r.account_id), String(r.operator_id));
     for (const r of await store.read(sqlFile('identity/wallet_claims_current'))) {
       d.putClaim({ accountId: String(r.account_id), network: String(r.network) as WalletNetwork, wallet: String(r.wallet), claimedAt: dateOf(r.claimed_at)! });
@@ -91,20 +96,41 @@ export class WalletDirectory {
 
   /** spec 2.7 / 3.4: how strongly the address is tied to a person, now. */
   verificationLevel(address: string): VerificationLevel {
-    return this.resolveAddress(address)?.level ?? 'none';
+    const parsed = parseAddress(address);
+    return parsed ? this.levelOf(key(parsed.family, parsed.address)) : 'none';
+  }
+
+  // Spec 3.4 from signatures only, in constant time (every reputation record asks): a wallet its
+  // claiming account signed for is wallet_claimed, and kyc_verified once that account's holder is
+  // a verified person screened clear. A capture is a merchant's report, not the wallet's signature:
+  // it links wallets (resolve) but never raises a level, or anyone with a key and a verified
+  // identity could make any wallet theirs and kyc_verified by reporting it.
+  private levelOf(walletKey: string): VerificationLevel {
+    const claim = this.claims.get(walletKey);
+    if (!claim) return 'none';
+    const operatorId = this.accountOperator.get(claim.accountId);
+    return operatorId && this.operators.get(operatorId)?.sanctionsResult === 'clear' ? 'kyc_verified' : 'wallet_claimed';
   }
 
   resolve(network: WalletNetwork, wallet: string): WalletResolution | null {
     const walletKey = key(network, wallet);
     const group = this.groupOf(walletKey);
-    if (!group) return null;
+    return group ? this.resolveGroup(group, this.levelOf(walletKey)) : null;
+  }
+
+  /** The wallets of a verified operator (an operator token's), when any are tied to it. */
+  resolveOperator(operatorId: string): WalletResolution | null {
+    const group = `op:${operatorId}`;
+    return [...this.candidates(group)].some((k) => this.groupOf(k) === group) ? this.resolveGroup(group, 'none') : null;
+  }
+
+  private resolveGroup(group: string, level: VerificationLevel): WalletResolution {
     const members = [...this.candidates(group)].filter((k) => this.groupOf(k) === group);
-    const claimed = members.map((k) => this.claims.get(k)).filter((c): c is Claim => c !== undefined);
-    claimed.sort((a, b) => a.claimedAt.getTime() - b.claimedAt.getTime() || (a.wallet < b.wallet ? -1 : 1));
+    const claimedWallets = members.map((k) => this.claims.get(k)).filter((c): c is Claim => c !== undefined);
+    claimedWallets.sort((a, b) => a.claimedAt.getTime() - b.claimedAt.getTime() || (a.wallet < b.wallet ? -1 : 1));
     const wallets = members.map(walletOf).sort();
     const operatorId = group.startsWith('op:') ? group.slice(3) : null;
-    const level: VerificationLevel = operatorId && this.clearOperators.has(operatorId) ? 'kyc_verified' : this.claims.has(walletKey) ? 'wallet_claimed' : 'none';
-    return { resolvedOperator: claimed[0]?.wallet ?? wallets[0]!, linkedWallets: wallets, operatorId, level };
+    return { group, resolvedOperator: claimedWallets[0]?.wallet ?? wallets[0]!, linkedWallets: wallets, operatorId, level };
   }
 
   /** A verified claim, recorded in the writer's transaction by the caller. */
@@ -128,13 +154,6 @@ export class WalletDirectory {
       if (before) this.linkAccount(accountId, before);
       else this.accountOperator.delete(accountId);
     });
-  }
-
-  /** An operator whose screening is clear (at verification, or cleared by a review). */
-  markOperatorClear(tx: WriteTx, operatorId: string): void {
-    if (this.clearOperators.has(operatorId)) return;
-    this.clearOperators.add(operatorId);
-    tx.onRollback(() => this.clearOperators.delete(operatorId));
   }
 
   /**
@@ -202,26 +221,20 @@ export class WalletDirectory {
     const previous = this.claims.get(walletKey);
     if (previous) this.claimsByAccount.get(previous.accountId)?.delete(walletKey);
     this.claims.set(walletKey, claim);
-    setIn(this.claimsByAccount, claim.accountId, walletKey);
+    addTo(this.claimsByAccount, claim.accountId, walletKey);
   }
 
   private putCapture(walletKey: string, capture: Capture): void {
     const list = this.captures.get(walletKey) ?? [];
     list.push(capture);
     this.captures.set(walletKey, list);
-    setIn(this.capturedByOperator, capture.operatorId, walletKey);
+    addTo(this.capturedByOperator, capture.operatorId, walletKey);
   }
 
   private linkAccount(accountId: string, operatorId: string): void {
     const previous = this.accountOperator.get(accountId);
     if (previous) this.accountsByOperator.get(previous)?.delete(accountId);
     this.accountOperator.set(accountId, operatorId);
-    setIn(this.accountsByOperator, operatorId, accountId);
+    addTo(this.accountsByOperator, operatorId, accountId);
   }
-}
-
-function setIn<K, V>(map: Map<K, Set<V>>, k: K, v: V): void {
-  const set = map.get(k) ?? new Set<V>();
-  set.add(v);
-  map.set(k, set);
 }

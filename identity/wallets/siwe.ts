@@ -5,12 +5,15 @@
 // would deploy it; viem runs it inside an eth_call of the universal validator, nothing is sent).
 // A chain without an RPC URL here verifies EOAs only.
 import {
+  BaseError,
+  ContractFunctionRevertedError,
   createPublicClient,
   defineChain,
   getAddress,
   hashMessage,
   http,
   isErc6492Signature,
+  parseAbi,
   recoverMessageAddress,
   size,
   type Address,
@@ -126,12 +129,31 @@ export async function verifyEvmSignature(input: { message: string; signature: He
   if (!deployed && !wrapped) {
     return { valid: false, reason: `the signature does not verify: ${notTheSigner}, and no contract is deployed at ${address} on chain ${input.chainId} (an undeployed contract wallet signs with an ERC-6492 signature)` };
   }
+  const hash = hashMessage(input.message);
   let valid: boolean;
   try {
-    valid = await client.verifyHash({ address, hash: hashMessage(input.message), signature: input.signature });
+    valid = deployed && !wrapped ? await erc1271Accepts(client, address, hash, input.signature) : await client.verifyHash({ address, hash, signature: input.signature });
+    // verifyHash answers false for a call that failed on the way too: a chain that cannot answer an
+    // eth_call now (rate limits are per method at some providers) must not read as a bad signature
+    // (the claim is retried, the nonce unspent). A trivial eth_call tells which it was.
+    if (!valid && !(deployed && !wrapped)) await client.call({ to: address });
   } catch (err) {
     throw new ChainUnavailableError(`chain ${input.chainId} did not answer (${(err as Error).message.split('\n')[0]})`);
   }
   if (!valid) return { valid: false, reason: `the signature does not verify: the contract wallet ${address} on chain ${input.chainId} does not accept it (ERC-${deployed ? '1271' : '6492'})` };
   return { valid: true, method: deployed ? 'siwe-erc1271' : 'siwe-erc6492' };
+}
+
+const erc1271Abi = parseAbi(['function isValidSignature(bytes32 hash, bytes signature) view returns (bytes4)']);
+const erc1271Magic = '0x1626ba7e';
+
+// ERC-1271 asked directly: a revert or another answer is a refusal; a call that did not reach the
+// contract (HTTP error, rate limit, timeout) is thrown, for the caller to answer 503.
+async function erc1271Accepts(client: PublicClient, address: Address, hash: Hex, signature: Hex): Promise<boolean> {
+  try {
+    return (await client.readContract({ address, abi: erc1271Abi, functionName: 'isValidSignature', args: [hash, signature] })) === erc1271Magic;
+  } catch (err) {
+    if (err instanceof BaseError && err.walk((e) => e instanceof ContractFunctionRevertedError)) return false;
+    throw err;
+  }
 }

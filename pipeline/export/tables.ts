@@ -21,4 +21,6 @@ export const exportedTables: readonly ExportedTable[] = [
   { name: 'stats', about: 'the statistics of the exported run (JSON bodies by name)', query: (runId) => `SELECT * FROM run_stats WHERE run_id = ${runId}` },
   { name: 'payments', about: 'every x402 payment (chain and imported), one row each', query: () => sqlFile('export/payments') },
   { name: 'feedback', about: 'every ERC-8004 feedback entry (chain and imported), with its revocation', query: () => sqlFile('export/feedback') },
+  // Written by the operational writer beside the runs; an export holds the rows committed when it began.
+  { name: 'assessments', about: 'every recorded POST /v1/assess decision (the audit trail, no personal data)', query: () => 'SELECT * FROM assessments' },
 ];

@@ -92,6 +92,8 @@ export async function refreshSanctionsList(
       changed = true;
     }
     const namesResult = names ? await replaceNamesIfChanged(tx, names.read, names.rows, options.allowShrink ?? false) : undefined;
+    // Changed or not, the list in use is confirmed current now (its age for assess's signer check).
+    await tx.append('sanctions_list_checks', [[timestampValue(BigInt(Date.now()) * 1000n), read.sha256]]);
     return { changed, namesResult };
   });
 

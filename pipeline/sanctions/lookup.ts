@@ -16,6 +16,9 @@ export type SanctionsCheck =
 export interface SanctionsFreshness {
   /** When the list in use was loaded (ISO-8601, UTC): the last refresh that changed it. */
   loadedAt: string;
+  /** When a refresh last confirmed it current (ISO-8601, UTC), changed or not. */
+  checkedAt: string;
+  /** Since checkedAt. */
   ageSeconds: number;
 }
 
@@ -35,12 +38,18 @@ interface Listing {
 
 interface Index {
   loadedAt: string;
+  /** The newest successful refresh, changed or not. */
+  checkedAt: string;
   byKey: Map<string, Listing>;
 }
 
 export function createSanctionsLookup(store: Store, options: SanctionsLookupOptions = {}): SanctionsLookup {
   const now = options.now ?? Date.now;
-  const lists = createReloadingIndex(store, { latest: 'sanctions/latest_load', rows: 'sanctions/listed_addresses' }, buildIndex, options);
+  const lists = createReloadingIndex(
+    store,
+    { latest: 'sanctions/latest_load', rows: 'sanctions/listed_addresses', build: buildIndex, touch: (index, latest) => (index.checkedAt = String(latest.checked_at)) },
+    options,
+  );
 
   return {
     async check(address, family) {
@@ -58,7 +67,7 @@ export function createSanctionsLookup(store: Store, options: SanctionsLookupOpti
     async freshness() {
       const list = await lists.current();
       if (!list) return null;
-      return { loadedAt: list.loadedAt, ageSeconds: Math.max(0, Math.round((now() - Date.parse(list.loadedAt)) / 1000)) };
+      return { loadedAt: list.loadedAt, checkedAt: list.checkedAt, ageSeconds: Math.max(0, Math.round((now() - Date.parse(list.checkedAt)) / 1000)) };
     },
   };
 }
@@ -72,6 +81,6 @@ function buildIndex(latest: Row, rows: Row[]): Index {
       byKey.set(k, { ofac_label: String(row.ofac_label), sdn_uid: String(row.sdn_uid), listed_at: row.listed_at === null ? null : String(row.listed_at) });
     }
   }
-  return { loadedAt: String(latest.loaded_at), byKey };
+  return { loadedAt: String(latest.loaded_at), checkedAt: String(latest.checked_at), byKey };
 }
 

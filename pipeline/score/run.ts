@@ -106,10 +106,7 @@ export async function runScoring(store: Store, options: ScoringOptions = {}): Pr
     const runId = Math.max(Number(last?.run_id ?? 0), newest) + 1;
     const previous: PreviousRun | null = last ? { scoredAt: String(last.scored_at), inputs: last.inputs ? JSON.parse(String(last.inputs)) : null } : null;
     for (const parsed of addresses) {
-      await tx.run(
-        `INSERT INTO known_addresses SELECT $1, $2, 'cli', utc_now() WHERE NOT EXISTS (SELECT 1 FROM known_addresses WHERE address = $1)`,
-        [parsed.address, parsed.family],
-      );
+      await tx.run(sqlFile('serve/known_address_insert'), [parsed.address, parsed.family, 'cli']);
     }
     const [{ inputs: inputsText }] = (await tx.all(sqlFile('score/inputs'), [modelVersion])) as [{ inputs: string }];
     const current: Inputs = { ...(JSON.parse(inputsText) as Inputs), scored_payments: scoredPaymentsVersion, kept_tables: keptTablesVersion };

@@ -18,16 +18,17 @@ export interface ReloadingIndex<T> {
   current(): Promise<T | null>;
 }
 
-/**
- * `queries.latest` (a sql/ file) answers the newest load with a `version` column, `queries.rows`
- * the rows `build` makes the index of.
- */
-export function createReloadingIndex<T>(
-  store: Store,
-  queries: { latest: string; rows: string },
-  build: (latest: Row, rows: Row[]) => T,
-  options: ReloadingIndexOptions = {},
-): ReloadingIndex<T> {
+export interface IndexSource<T> {
+  /** A sql/ file answering the newest load, with a `version` column. */
+  latest: string;
+  /** A sql/ file answering the rows `build` makes the index of. */
+  rows: string;
+  build(latest: Row, rows: Row[]): T;
+  /** Keeps what the newest load row says beyond its version (e.g. when it was last confirmed) up to date. */
+  touch?(index: T, latest: Row): void;
+}
+
+export function createReloadingIndex<T>(store: Store, source: IndexSource<T>, options: ReloadingIndexOptions = {}): ReloadingIndex<T> {
   const recheckMs = options.recheckMs ?? 5_000;
   const now = options.now ?? Date.now;
   let loaded: { version: string; index: T } | null = null;
@@ -38,10 +39,13 @@ export function createReloadingIndex<T>(
     loaded = await store.withReadConnection(async (conn) => {
       await conn.run('BEGIN TRANSACTION');
       try {
-        const [latest] = readRows(await conn.runAndReadAll(sqlFile(queries.latest)));
+        const [latest] = readRows(await conn.runAndReadAll(sqlFile(source.latest)));
         if (!latest) return null;
-        if (loaded?.version === String(latest.version)) return loaded;
-        return { version: String(latest.version), index: build(latest, readRows(await conn.runAndReadAll(sqlFile(queries.rows)))) };
+        if (loaded?.version === String(latest.version)) {
+          source.touch?.(loaded.index, latest);
+          return loaded;
+        }
+        return { version: String(latest.version), index: source.build(latest, readRows(await conn.runAndReadAll(sqlFile(source.rows)))) };
       } finally {
         await conn.run('ROLLBACK').catch(() => undefined);
       }

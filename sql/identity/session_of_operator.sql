@@ -1,2 +1,2 @@
--- The verification session that recorded an operator.
-SELECT id FROM verification_sessions WHERE operator_id = $1;
+-- The verification session that recorded an operator, with its review.
+SELECT id, review_decision FROM verification_sessions WHERE operator_id = $1;

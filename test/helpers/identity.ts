@@ -86,3 +86,14 @@ export async function verifiedLogin(baseUrl: string, apiKey: string, person: San
   if (polled.body.status !== 'verified') throw new Error(`the session is ${polled.body.status}, not verified`);
   return { operatorToken: polled.body.operator_token, refreshToken: polled.body.refresh_token, session };
 }
+
+/** An account claims a fresh EVM wallet over HTTP (challenge, personal_sign, claim); its address. */
+export async function claimFreshWallet(baseUrl: string, apiKey: string): Promise<string> {
+  const { generatePrivateKey, privateKeyToAccount } = await import('viem/accounts');
+  const wallet = privateKeyToAccount(generatePrivateKey());
+  const issued = await call(baseUrl, 'POST', '/v1/wallets/challenge', { key: apiKey, body: { address: wallet.address, network: 'evm' } });
+  if (issued.status !== 200) throw new Error(`challenge answered ${issued.status}: ${JSON.stringify(issued.body)}`);
+  const claimed = await call(baseUrl, 'POST', '/v1/wallets/claim', { key: apiKey, body: { message: issued.body.message, signature: await wallet.signMessage({ message: issued.body.message }) } });
+  if (claimed.status !== 200) throw new Error(`claim answered ${claimed.status}: ${JSON.stringify(claimed.body)}`);
+  return wallet.address.toLowerCase();
+}
