@@ -101,6 +101,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   // verify_url, poll_url and agent_memory point at the service's own public address, known once
   // the API listens (PORT=0 picks the port then).
   let serviceBaseUrl = '';
+  const knownWallets = new Set<string>();
   // Assess notes each live decision here; the rows reach the operational writer in batches, never
   // on the request's path (identity/assess/audit.ts).
   const audit = new AuditTrail({ store, log: log.child('audit'), flushIntervalMs: options.auditFlushIntervalMs });
@@ -122,7 +123,12 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     sanctions: createSanctionsLookup(store, { now: () => (options.now?.() ?? new Date()).getTime() }),
     sanctionsMaxAgeSeconds: config.sanctionsListMaxAgeHours * 3600,
     indexWallet: (address, refresh) => {
-      indexAssessedWallet(store, jobs, address, refresh).catch((err: unknown) => log.warn('could not queue the scoring of an assessed wallet', { address, error: String(err) }));
+      // An address once known stays known: asked again, it costs no query (gates assess on every paid request).
+      if (!refresh && knownWallets.has(address)) return;
+      indexAssessedWallet(store, jobs, address, refresh).then(
+        () => rememberKnown(knownWallets, address),
+        (err: unknown) => log.warn('could not queue the scoring of an assessed wallet', { address, error: String(err) }),
+      );
     },
     now: options.now,
   });
@@ -185,6 +191,12 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
         log.info('stopped cleanly');
       })()),
   };
+}
+
+/** Bounded: past a million addresses the set starts again (each is looked up once more). */
+function rememberKnown(known: Set<string>, address: string): void {
+  if (known.size >= 1_000_000) known.clear();
+  known.add(address);
 }
 
 /**

@@ -1,9 +1,10 @@
 // The load generator of `npm run bench -- capture` (bench/capture.ts), in its own process so that
 // autocannon's CPU is not the server's event loop's: started once, then told over IPC to run each
-// phase (`CaptureLoad`), at once, and answering with its figures (`CaptureLoadResult`).
+// phase (`CaptureLoad`), at once, and answering with its figures (bench/load-child.ts).
 //
-//   node --import tsx bench/capture-child.ts     sends { ready: true }, then one reply per command.
+//   node --import tsx bench/capture-child.ts     speaks bench/load-child.ts's protocol.
 import autocannon from 'autocannon';
+import { loadFigures, serveLoads, type LoadFigures } from './load-child.ts';
 
 export interface CaptureTuple {
   token: string;
@@ -26,19 +27,7 @@ export interface CaptureLoad {
   keyPrefix: string;
 }
 
-export interface CaptureLoadResult {
-  requests: number;
-  seconds: number;
-  p50_ms: number;
-  p99_ms: number;
-  /** Answers other than 2xx, connection errors and timeouts, with the statuses seen. */
-  failed: number;
-  statuses: Record<string, number>;
-}
-
-export type CaptureChildCommand = CaptureLoad | { cmd: 'stop' };
-
-async function load(c: CaptureLoad): Promise<CaptureLoadResult> {
+async function load(c: CaptureLoad): Promise<LoadFigures> {
   let n = 0;
   const result = await autocannon({
     url: c.url,
@@ -59,24 +48,7 @@ async function load(c: CaptureLoad): Promise<CaptureLoadResult> {
       },
     ],
   });
-  return {
-    requests: result.requests.total,
-    seconds: result.duration,
-    p50_ms: result.latency.p50,
-    p99_ms: result.latency.p99,
-    failed: result.non2xx + result.errors + result.timeouts,
-    statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, count ?? 0])),
-  };
+  return loadFigures(result);
 }
 
-process.on('message', (command: CaptureChildCommand) => {
-  if (command.cmd === 'stop') {
-    process.disconnect?.();
-    return;
-  }
-  load(command).then(
-    (result) => process.send!({ ok: true, result }),
-    (err: unknown) => process.send!({ ok: false, error: err instanceof Error ? err.message : String(err) }),
-  );
-});
-process.send!({ ready: true });
+serveLoads(load);

@@ -21,33 +21,30 @@
 // acknowledged only once the run commits (main_writer_ms_during_run, against main_writer_ms_idle),
 // while the same probe on the operational writer is not held (operational_writer_ms_during_run).
 // Any answer but 200 fails the bench.
-import { execFile, fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import bs58 from 'bs58';
 import { loadConfig } from '../pipeline/config.ts';
 import { silentLogger } from '../pipeline/log.ts';
-import { openStore, type Store } from '../pipeline/store/store.ts';
+import { openStore } from '../pipeline/store/store.ts';
 import { sqlFile } from '../pipeline/store/sql-files.ts';
-import type { WriteUnit } from '../pipeline/store/group-commit.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
 import { createAccount } from '../api/accounts.ts';
 import { activeOverrides, changeAccountLimits } from '../api/usage/limits.ts';
 import { at } from '../identity/store-values.ts';
 import { benchSetting, type ScoreDataSize } from './score-data.ts';
-import type { CaptureChildCommand, CaptureLoad, CaptureLoadResult, CaptureTuple } from './capture-child.ts';
+import type { CaptureLoad, CaptureTuple } from './capture-child.ts';
+import { verifiedCredential, solanaKey } from './identity-setup.ts';
+import { withDataAndLoad, type LoadChild, type LoadFigures } from './load-child.ts';
+import { probe, whileScoring } from './scoring-window.ts';
 
-const generator = fileURLToPath(new URL('./score-data.ts', import.meta.url));
 const loadChild = fileURLToPath(new URL('./capture-child.ts', import.meta.url));
 const sdnTinyCsv = fileURLToPath(new URL('../devnet/fixtures/ofac-sdn-tiny/sdn.csv', import.meta.url));
 const progress = (step: string) => process.stderr.write(`bench capture: ${step}\n`);
 /** Unmeasured requests (and baseline writes) per connection before the first measured phase. */
 const warmUpPerConnection = 20;
 const round = (x: number, digits = 0) => Number(x.toFixed(digits));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface CaptureBenchSettings {
   /** The synthetic data set the scoring job runs over. */
@@ -82,49 +79,37 @@ export async function benchCapture(settings: CaptureBenchSettings = captureBench
   progress('baseline: store.write appends, no HTTP, no scoring');
   const baseline = await baselineWrites(settings);
 
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-capture-'));
-  try {
-    progress(`generating ${settings.data.addresses} addresses, ${settings.data.transfers} payments`);
-    // The load generator starts while the data is made (it waits for its first command).
-    const [loadStarted, generated] = await Promise.allSettled([startLoadChild(), generate(dataDir, settings.data)]);
-    if (loadStarted.status === 'rejected') throw loadStarted.reason;
-    const load = loadStarted.value;
-    try {
-      if (generated.status === 'rejected') throw generated.reason;
-      const figures = await measureCaptures(dataDir, load, settings);
-      return {
-        addresses: settings.data.addresses,
-        transfers: settings.data.transfers,
-        agents: settings.data.agents,
-        generate_s: round(generated.value.generate_ms / 1000, 1),
-        connections: settings.connections,
-        seconds: settings.seconds,
-        wallets: settings.wallets,
-        credentials: settings.credentials,
-        baseline_writes_per_s: round(baseline.perS),
-        baseline_p50_ms: round(baseline.p50, 2),
-        baseline_p99_ms: round(baseline.p99, 2),
-        captures_per_s_idle: round(figures.idlePerS),
-        captures_idle_p50_ms: figures.idle.p50_ms,
-        captures_idle_p99_ms: figures.idle.p99_ms,
-        captures_per_s: round(figures.duringPerS),
-        captures_p50_ms: figures.during.p50_ms,
-        captures_p99_ms: figures.during.p99_ms,
-        ratio: round(figures.duringPerS / baseline.perS, 2),
-        ratio_idle: round(figures.idlePerS / baseline.perS, 2),
-        ratio_scoring_vs_idle: round(figures.duringPerS / figures.idlePerS, 2),
-        ...figures.scoring,
-      };
-    } finally {
-      await load.stop();
-    }
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  progress(`generating ${settings.data.addresses} addresses, ${settings.data.transfers} payments`);
+  return withDataAndLoad<CaptureLoad, Record<string, number | boolean>>('capture', loadChild, settings.data, async (dataDir, load, generateMs) => {
+    const figures = await measureCaptures(dataDir, load, settings);
+    return {
+      addresses: settings.data.addresses,
+      transfers: settings.data.transfers,
+      agents: settings.data.agents,
+      generate_s: round(generateMs / 1000, 1),
+      connections: settings.connections,
+      seconds: settings.seconds,
+      wallets: settings.wallets,
+      credentials: settings.credentials,
+      baseline_writes_per_s: round(baseline.perS),
+      baseline_p50_ms: round(baseline.p50, 2),
+      baseline_p99_ms: round(baseline.p99, 2),
+      captures_per_s_idle: round(figures.idlePerS),
+      captures_idle_p50_ms: figures.idle.p50_ms,
+      captures_idle_p99_ms: figures.idle.p99_ms,
+      captures_per_s: round(figures.duringPerS),
+      captures_p50_ms: figures.during.p50_ms,
+      captures_p99_ms: figures.during.p99_ms,
+      ratio: round(figures.duringPerS / baseline.perS, 2),
+      ratio_idle: round(figures.idlePerS / baseline.perS, 2),
+      ratio_scoring_vs_idle: round(figures.duringPerS / figures.idlePerS, 2),
+      ...figures.scoring,
+    };
+  });
 }
 
 /** The server over the generated data: idle captures, then captures under the scoring job. */
-async function measureCaptures(dataDir: string, load: LoadChild, settings: CaptureBenchSettings) {
+async function measureCaptures(dataDir: string, load: LoadChild<CaptureLoad>, settings: CaptureBenchSettings) {
   const server = await startServer(
     loadConfig({ DATA_DIR: dataDir, PORT: '0', SANCTIONS_LIST_SOURCE: sdnTinyCsv, SCORE_INTERVAL_SECONDS: '86400' }),
     silentLogger,
@@ -140,38 +125,14 @@ async function measureCaptures(dataDir: string, load: LoadChild, settings: Captu
     const idle = await phase('idle', { seconds: settings.seconds });
     const mainIdle = await probe(server.store.write);
 
-    progress('starting score --full');
-    const jobStarted = performance.now();
-    const job = await server.jobs.run('score', { full: true });
-    let jobEnded = 0;
-    const jobDone = job.done.then(
-      () => void (jobEnded = performance.now()),
-      (err: unknown) => {
-        jobEnded = performance.now();
-        throw err;
-      },
-    );
-    jobDone.catch(() => undefined);
-    await runningRecorded(server.store, job.runId, () => jobEnded > 0);
-    // From the run row to the run's transaction: the job's handler queues it at once.
-    await sleep(300);
-    if (jobEnded) throw new Error('the scoring job ended before the window opened: raise BENCH_CAPTURE_ADDRESSES and BENCH_CAPTURE_TRANSFERS');
-
-    progress('scoring: captures while the run is in flight');
-    const windowStarted = performance.now();
-    const mainProbe = timed(server.store.write);
-    const operationalDuring = await probe(server.store.writeOperational);
-    const during = await phase('scoring', { seconds: settings.seconds });
-    const windowEnded = performance.now();
-    const inFlight = jobEnded === 0 && mainProbe.ackedAt() === 0;
-    if (!inFlight) {
-      throw new Error(
-        `the scoring run was not in flight for the whole window (job ${jobEnded ? 'ended' : 'running'}, main-writer probe ${mainProbe.ackedAt() ? 'acknowledged' : 'waiting'}): raise BENCH_CAPTURE_ADDRESSES and BENCH_CAPTURE_TRANSFERS`,
-      );
-    }
+    progress('starting score --full; captures while the run is in flight');
+    const window = await whileScoring(server, 'BENCH_CAPTURE_ADDRESSES and BENCH_CAPTURE_TRANSFERS', async () => ({
+      operationalDuring: await probe(server.store.writeOperational),
+      during: await phase('scoring', { seconds: settings.seconds }),
+    }));
+    const { operationalDuring, during } = window.result;
     progress('waiting for the scoring job to end');
-    await jobDone;
-    const mainDuring = await mainProbe.done;
+    const scoring = await window.finish();
     const [rows] = await server.store.read('SELECT count(*)::INTEGER AS n FROM wallet_captures');
     return {
       idle,
@@ -179,12 +140,7 @@ async function measureCaptures(dataDir: string, load: LoadChild, settings: Captu
       during,
       duringPerS: during.requests / during.seconds,
       scoring: {
-        scoring_in_flight: inFlight,
-        scoring_job_s: round((jobEnded - jobStarted) / 1000, 1),
-        scoring_left_after_window_s: round((jobEnded - windowEnded) / 1000, 1),
-        main_writer_ms_idle: round(mainIdle, 1),
-        main_writer_ms_during_run: round(mainDuring),
-        window_ms: round(windowEnded - windowStarted),
+        ...scoring,
         operational_writer_ms_during_run: round(operationalDuring, 1),
         // Each answered capture appended its row (fresh idempotency keys): at least as many rows.
         captures_answered: warm.requests + idle.requests + during.requests,
@@ -237,12 +193,6 @@ async function baselineWrites(settings: CaptureBenchSettings): Promise<{ perS: n
   }
 }
 
-async function generate(dir: string, size: ScoreDataSize): Promise<{ generate_ms: number }> {
-  const env = { ...process.env, BENCH_SCORE_ADDRESSES: String(size.addresses), BENCH_SCORE_TRANSFERS: String(size.transfers), BENCH_SCORE_AGENTS: String(size.agents) };
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', generator, dir], { env, maxBuffer: 1 << 20 });
-  return JSON.parse(stdout) as { generate_ms: number };
-}
-
 /**
  * A merchant (enterprise, rate limits raised so none is reached) and `credentials` operator
  * credentials, each of an account holder verified on the sandbox verify page, as a merchant's
@@ -256,64 +206,17 @@ async function setUp(server: RunningServer, settings: CaptureBenchSettings): Pro
   const tokens: string[] = [];
   for (let i = 0; i < settings.credentials; i++) {
     const holder = await createAccount(server.store, { plan: 'pro' }, server.keys);
-    const refused = await post(server.url, '/v1/credentials', holder.api_key, {});
-    const verifyUrl = (refused.body as { verify_url?: string }).verify_url;
-    if (refused.status !== 409 || !verifyUrl) throw new Error(`POST /v1/credentials before verification answered ${refused.status}: ${JSON.stringify(refused.body)}`);
-    const form = new URLSearchParams({ outcome: 'verified', jurisdiction: 'NL', age: '21+', name: `Bench Holder ${String.fromCharCode(65 + (i % 26))}${i}` });
-    await fetch(verifyUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString(), redirect: 'manual' });
-    const created = await post(server.url, '/v1/credentials', holder.api_key, { ttl_days: 7 });
-    const credential = (created.body as { credential?: string }).credential;
-    if (created.status !== 200 || !credential) throw new Error(`POST /v1/credentials after verification answered ${created.status}: ${JSON.stringify(created.body)}`);
-    tokens.push(credential);
+    tokens.push(await verifiedCredential(server.url, holder.api_key, { jurisdiction: 'NL', age: '21+' }, i));
   }
   const tuples = Array.from({ length: settings.wallets }, (_, i): CaptureTuple => ({
     token: tokens[i % tokens.length]!,
     network: i % 4 === 3 ? 'solana' : 'evm',
-    wallet: i % 4 === 3 ? solanaKey(i) : `0x${(i + 1).toString(16).padStart(40, '0')}`,
+    wallet: i % 4 === 3 ? solanaKey(0x5a, i) : `0x${(i + 1).toString(16).padStart(40, '0')}`,
   }));
   return { merchantKey: merchant.api_key, tuples };
 }
 
-/** A Solana public key of its own for each i (capture checks the encoding: base58 of 32 bytes). */
-function solanaKey(i: number): string {
-  const key = Buffer.alloc(32, 0x5a);
-  key.writeUInt32BE(i + 1, 28);
-  return bs58.encode(key);
-}
-
-async function post(baseUrl: string, route: string, key: string, body: unknown): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${baseUrl}${route}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
-}
-
-/** Waits until the job's run row says running (or the job ended). */
-async function runningRecorded(store: Store, runId: string, ended: () => boolean): Promise<void> {
-  for (;;) {
-    const [row] = await store.read(`SELECT count(*)::INTEGER AS n FROM job_runs WHERE run_id = $1 AND state = 'running'`, [runId]);
-    if (row!.n || ended()) return;
-    await sleep(20);
-  }
-}
-
-type Writer = <T>(unit: WriteUnit<T>) => Promise<T>;
-const emptyUnit: WriteUnit<unknown> = (tx) => tx.all('SELECT 1');
-
-/** Milliseconds from queueing an empty unit on `write` to its acknowledgement. */
-async function probe(write: Writer): Promise<number> {
-  const started = performance.now();
-  await write(emptyUnit);
-  return performance.now() - started;
-}
-
-function timed(write: Writer): { done: Promise<number>; ackedAt(): number } {
-  const started = performance.now();
-  let acked = 0;
-  const done = write(emptyUnit).then(() => (acked = performance.now()) - started);
-  done.catch(() => undefined);
-  return { done, ackedAt: () => acked };
-}
-
-function checked(result: CaptureLoadResult): CaptureLoadResult {
+function checked(result: LoadFigures): LoadFigures {
   if (result.failed > 0 || result.requests === 0) {
     const statuses = Object.entries(result.statuses).map(([status, count]) => `${status}: ${count}`).join(', ');
     throw new Error(`captures: ${result.failed} of ${result.requests} requests were not answered 200 (${statuses})`);
@@ -321,35 +224,6 @@ function checked(result: CaptureLoadResult): CaptureLoadResult {
   return result;
 }
 
-interface LoadChild {
-  run(command: CaptureLoad): Promise<CaptureLoadResult>;
-  stop(): Promise<void>;
-}
-
-async function startLoadChild(): Promise<LoadChild> {
-  const proc = fork(loadChild, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const exited = new Promise<never>((_, reject) => proc.on('exit', (code) => reject(new Error(`bench/capture-child.ts exited with ${code}`))));
-  exited.catch(() => undefined);
-  const nextMessage = () => Promise.race([new Promise<unknown>((resolve) => proc.once('message', resolve)), exited]);
-  await nextMessage();
-  let stopped = false;
-  return {
-    async run(command) {
-      const reply = nextMessage();
-      proc.send(command satisfies CaptureChildCommand);
-      const answer = (await reply) as { ok: boolean; result?: CaptureLoadResult; error?: string };
-      if (!answer.ok) throw new Error(`bench capture load: ${answer.error}`);
-      return answer.result!;
-    },
-    async stop() {
-      if (stopped || proc.exitCode !== null) return;
-      stopped = true;
-      const gone = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-      proc.send({ cmd: 'stop' } satisfies CaptureChildCommand);
-      await Promise.race([gone, sleep(5_000).then(() => void proc.kill())]);
-    },
-  };
-}
 
 function percentiles(values: number[]): { p50: number; p99: number } {
   const sorted = [...values].sort((a, b) => a - b);

@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark, each against a baseline measured in the same run on the same
 // machine, printed as one JSON line per benchmark. Results go into docs/performance.md by hand.
 import { benchApi } from './api.ts';
+import { benchAssess } from './assess.ts';
 import { benchCapture } from './capture.ts';
 import { benchGroupCommit } from './group-commit.ts';
 import { benchImport } from './import.ts';
@@ -9,6 +10,7 @@ import { benchScore } from './score.ts';
 
 const benches: Record<string, () => Promise<Record<string, number | boolean>>> = {
   api: () => benchApi(),
+  assess: () => benchAssess(),
   capture: () => benchCapture(),
   'group-commit': benchGroupCommit,
   import: benchImport,

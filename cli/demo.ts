@@ -13,6 +13,7 @@ import { planNames } from '../api/plans.ts';
 import type { JobName } from '../jobs/definitions.ts';
 import type { SimulationTruth } from '../devnet/simulate-truth.ts';
 import { startSimulatedDevnet } from './devnet.ts';
+import { startDemoMerchant, type DemoMerchant } from '../examples/merchant/demo.ts';
 import { DEFAULT_DAYS } from './devnet-options.ts';
 
 /** DEMO_AGENTS or DEMO_PAYMENTS: a whole number of at least 1 (the examples need an agent and a payment). */
@@ -79,6 +80,17 @@ export async function runDemo(base: Config, log: Logger): Promise<void> {
     poll_url: string;
     poll_secret: string;
   };
+  // The example merchant (examples/merchant): x402 on the devnet behind the identity gate, on the
+  // pro key (assess and sessions); MERCHANT_PORT, else 4021 (a free port when PORT is 0).
+  const merchantPort = process.env.MERCHANT_PORT ? Number(process.env.MERCHANT_PORT) : config.port === 0 ? 0 : 4021;
+  let merchant: DemoMerchant | null = null;
+  let merchantLines: string[];
+  try {
+    merchant = await startDemoMerchant({ devnet, serviceUrl: server.url, apiKey: paid!, port: merchantPort, log: (line) => log.info('merchant', { event: line }) });
+    merchantLines = merchant.lines;
+  } catch (err) {
+    merchantLines = [`example merchant not started (${(err as Error).message}); set MERCHANT_PORT to a free port`];
+  }
   const { busiest, quietest, operator } = exampleAddresses(simulation.truth);
   const { totals } = simulation.truth;
   lines.push(
@@ -98,6 +110,8 @@ export async function runDemo(base: Config, log: Logger): Promise<void> {
     `  curl -s -H 'X-Poll-Secret: ${session.poll_secret}' ${session.poll_url}`,
     `  curl -s -X POST -H 'X-API-Key: ${paid}' ${server.url}/v1/sessions    # another one`,
     '',
+    ...merchantLines,
+    '',
     'Ctrl-C stops the demo.',
     '',
   );
@@ -105,6 +119,7 @@ export async function runDemo(base: Config, log: Logger): Promise<void> {
   await closeOnSignals(
     {
       close: async () => {
+        await merchant?.close();
         await server.close();
         await running.close();
       },

@@ -15,6 +15,7 @@ import { registerLimitsCommand } from './limits.ts';
 import { registerUsageCommand } from './usage.ts';
 import { registerOperatorsCommand } from './operators.ts';
 import { registerAssessmentsCommand } from './assessments.ts';
+import { registerAgentCommands } from './agent.ts';
 import { UsageError } from './usage-error.ts';
 import { wholeNumber } from './whole-number.ts';
 import { runOperation } from './operations-client.ts';
@@ -70,6 +71,7 @@ registerSqlCommand(program, config);
 registerUsageCommand(program, config, log);
 registerOperatorsCommand(program, config, log);
 registerAssessmentsCommand(program, config, log);
+registerAgentCommands(program);
 
 const accounts = program.command('accounts').description('manage API accounts');
 accounts

@@ -78,6 +78,8 @@ export function canStart(s: Session, now: Date): boolean {
 export interface NewSession {
   accountId: string;
   purpose: SessionPurpose;
+  /** Whom a session minted for a denial is for (`wallet:<address>`, `token:<id>`); null otherwise. */
+  subject?: string | null;
   context: string | null;
   productName: string | null;
   kycProvider: string;
@@ -102,6 +104,22 @@ export function openAccountSession(store: Store, input: Omit<NewSession, 'purpos
   });
 }
 
+/**
+ * The open session of one identity at one merchant, for a denial that asks them to verify: the
+ * pending one when there is one (its poll secret replaced, so the newest denial's secret polls it,
+ * the earlier one no longer), a new one otherwise; in one writer unit. So an unverified buyer's
+ * every paid request does not write a new session.
+ */
+export function openSubjectSession(store: Store, input: Omit<NewSession, 'purpose' | 'productName'> & { subject: string }): Promise<{ session: Session; pollSecret: string }> {
+  return store.write(async (tx) => {
+    const [open] = await tx.all(sqlFile('identity/session_open_for_subject'), [input.accountId, input.subject, at(input.now)]);
+    if (!open) return insertSession(tx, { ...input, purpose: 'agent', productName: null });
+    const pollSecret = newSecret(pollSecretPrefix);
+    await tx.run(sqlFile('identity/session_rotate_secret'), [String(open.id), sha256Hex(pollSecret)]);
+    return { session: { ...(await lockedSession(tx, String(open.id))), pollSecretHash: sha256Hex(pollSecret) }, pollSecret };
+  });
+}
+
 async function insertSession(tx: WriteTx, input: NewSession): Promise<{ session: Session; pollSecret: string }> {
   const id = newId('sess_');
   const pollSecret = newSecret(pollSecretPrefix);
@@ -116,6 +134,7 @@ async function insertSession(tx: WriteTx, input: NewSession): Promise<{ session:
     input.kycProvider,
     at(input.now),
     at(expiresAt),
+    input.subject ?? null,
   ]);
   const session: Session = {
     id,

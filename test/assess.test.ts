@@ -10,10 +10,8 @@ import { silentLogger } from '../pipeline/log.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
 import { createAccount } from '../api/accounts.ts';
 import { tempDataDir } from './helpers/temp.ts';
-import { addressListsDir } from './helpers/ofac-data.ts';
-import { call, claimFreshWallet, clearPerson, poll, sdnTinyCsv, submitSandbox, verifiedLogin, type Answer } from './helpers/identity.ts';
-import { testIdentities } from '../identity/assess/test-mode.ts';
-import { evaluatePolicy, type Policy } from '../identity/assess/policy.ts';
+import { assessingServiceEnv, call, claimFreshWallet, clearPerson, poll, submitSandbox, verifiedLogin, type Answer } from './helpers/identity.ts';
+import type { Policy } from '../identity/assess/policy.ts';
 
 const day = 86_400_000;
 // Real OFAC listings: ETH addresses of SDN 27307 (address-lists-2024-09-27 with its first-seen dates).
@@ -29,15 +27,7 @@ describe('POST /v1/assess', () => {
   let keys: { free: string; starter: string; pro: string };
 
   beforeAll(async () => {
-    const config = loadConfig({
-      DATA_DIR: dataDir,
-      PORT: '0',
-      TRUST_PROXY_HOPS: '1',
-      SANCTIONS_LIST_SOURCE: addressListsDir,
-      SANCTIONS_NAMES_SOURCE: sdnTinyCsv,
-      SCORE_INTERVAL_SECONDS: '3600',
-      SCORE_FULL_INTERVAL_SECONDS: '0',
-    });
+    const config = loadConfig(assessingServiceEnv(dataDir));
     server = await startServer(config, silentLogger, { now: () => new Date(clock) });
     await (await server.jobs.run('refresh-sanctions-list', {})).done;
     keys = {
@@ -101,15 +91,16 @@ describe('POST /v1/assess', () => {
       onlyUS: { allowed_jurisdictions: ['US'] },
       everything: { require_kyc: true, require_sanctions_clear: true, min_age: 21, blocked_jurisdictions: ['IR'], allowed_jurisdictions: ['US'] },
     };
-    // Spec 4.2's table, as outcomes under each policy.
-    const expected: Record<number, Partial<Record<keyof typeof policies, string[]>>> = {
-      1: { kyc: [], sanctions: [], age21: [], blockIR: [], onlyUS: [], everything: [] },
-      2: { kyc: ['kyc_required'], sanctions: ['kyc_required'], age21: ['kyc_required'], onlyUS: ['kyc_required'] },
-      3: { kyc: [], sanctions: ['sanctions_flagged'], everything: ['sanctions_flagged'] },
-      4: { kyc: [], sanctions: [], blockIR: [], onlyUS: ['jurisdiction_restricted'] },
-      5: { age21: ['age_insufficient'], age18: [], everything: ['age_insufficient'] },
-      6: { blockIR: ['jurisdiction_restricted'], onlyUS: ['jurisdiction_restricted'], everything: ['jurisdiction_restricted'] },
-      7: { blockIR: [], onlyUS: ['jurisdiction_restricted'] },
+    // Spec 4.2's table, as outcomes under each policy, every cell written out.
+    const K = ['kyc_required'];
+    const expected: Record<number, Record<keyof typeof policies, string[]>> = {
+      1: { none: ['no_policy_applied'], kyc: [], sanctions: [], age21: [], age18: [], blockIR: [], onlyUS: [], everything: [] },
+      2: { none: ['no_policy_applied'], kyc: K, sanctions: K, age21: K, age18: K, blockIR: K, onlyUS: K, everything: K },
+      3: { none: ['no_policy_applied'], kyc: [], sanctions: ['sanctions_flagged'], age21: [], age18: [], blockIR: [], onlyUS: [], everything: ['sanctions_flagged'] },
+      4: { none: ['no_policy_applied'], kyc: [], sanctions: [], age21: [], age18: [], blockIR: [], onlyUS: ['jurisdiction_restricted'], everything: ['jurisdiction_restricted'] },
+      5: { none: ['no_policy_applied'], kyc: [], sanctions: [], age21: ['age_insufficient'], age18: [], blockIR: [], onlyUS: [], everything: ['age_insufficient'] },
+      6: { none: ['no_policy_applied'], kyc: [], sanctions: [], age21: [], age18: [], blockIR: ['jurisdiction_restricted'], onlyUS: ['jurisdiction_restricted'], everything: ['jurisdiction_restricted'] },
+      7: { none: ['no_policy_applied'], kyc: [], sanctions: [], age21: [], age18: [], blockIR: [], onlyUS: ['jurisdiction_restricted'], everything: ['jurisdiction_restricted'] },
     };
 
     it('every reserved address under every policy: the table of spec 4.2, with test: true and no write', async () => {
@@ -122,12 +113,15 @@ describe('POST /v1/assess', () => {
           expect(answer.status, `0x…${n} ${name}`).toBe(200);
           expect(answer.body.test).toBe(true);
           expect(answer.headers.get('x-quota-used')).toBeNull();
-          const spec = expected[n]![name as keyof typeof policies];
-          const reasons = policy === undefined ? ['no_policy_applied'] : spec ?? evaluatePolicy(testIdentities.get(reserved(n))!.facts, policy).reasons;
+          const reasons = expected[n]![name as keyof typeof policies]!;
           expect(answer.body.decision_reasons, `0x…${n} ${name}`).toEqual(reasons);
           expect(answer.body.decision).toBe(reasons.length === 0 || reasons[0] === 'no_policy_applied' ? 'allow' : 'deny');
           expect('verify_url' in answer.body, `0x…${n} ${name}`).toBe(reasons.includes('kyc_required'));
           if (policy) expect(answer.body.explanation).toHaveLength(Object.keys(policy).length);
+          // Spec 2.2's shape: a verified fixture has its verification and screening times.
+          const verification = answer.body.operator_verification;
+          if (n === 2) expect(verification).toEqual({ kyc_status: 'none' });
+          else expect(verification).toMatchObject({ kyc_status: 'verified', kyc_verified_at: expect.any(String), sanctions_checked_at: expect.any(String), sanctions_clear: n !== 3 });
         }
       }
       expect(await count()).toEqual(before);
@@ -216,6 +210,58 @@ describe('POST /v1/assess', () => {
     });
   });
 
+  describe('live: what verifying cannot fix, sessions of one identity, paths', () => {
+    it('no verify_url when a reason verifying cannot lift comes with kyc_required (a listed signer)', async () => {
+      const wallet = privateKeyToAccount(generatePrivateKey()).address;
+      const answer = await assess({ address: wallet, policy: { require_kyc: true }, signer: { address: listedEth, network: 'evm' } });
+      expect(answer.body.decision_reasons).toEqual(['kyc_required', 'sanctions_flagged']);
+      expect(answer.body.verify_url).toBeUndefined();
+      expect(answer.body.verification_session).toBeUndefined();
+    });
+
+    it('denials of one identity at one merchant reuse its open session; the newest poll secret polls it', async () => {
+      const wallet = privateKeyToAccount(generatePrivateKey()).address;
+      const first = (await assess({ address: wallet, policy: { require_kyc: true } })).body.verification_session;
+      const second = (await assess({ address: wallet, policy: { require_kyc: true } })).body.verification_session;
+      expect(second.session_id).toBe(first.session_id);
+      expect(second.poll_secret).not.toBe(first.poll_secret);
+      expect((await poll(first.poll_url, first.poll_secret, client())).status).toBe(401);
+      expect((await poll(second.poll_url, second.poll_secret, client())).body.status).toBe('pending');
+      // Another merchant gets a session of its own.
+      const other = (await assess({ address: wallet, policy: { require_kyc: true } }, keys.starter)).body.verification_session;
+      expect(other.session_id).not.toBe(first.session_id);
+    });
+
+    it('a name the screening matched (wallet mode, unreviewed): sanctions_flagged, no verify_url', async () => {
+      const holder = await createAccount(server.store, { plan: 'pro' }, server.keys);
+      const wallet = await claimFreshWallet(server.url, holder.api_key);
+      const refused = await call(server.url, 'POST', '/v1/credentials', { key: holder.api_key, body: {} });
+      await submitSandbox(refused.body.verify_url, { outcome: 'verified', jurisdiction: 'BZ', age: '21+', name: 'Daniel Moreno' });
+      const answer = await assess({ address: wallet, policy: { require_sanctions_clear: true } });
+      expect(answer.body).toMatchObject({ decision: 'deny', decision_reasons: ['sanctions_flagged'], explanation: [{ actual: 'flagged', how_to_remedy: null }] });
+      expect(answer.body.verify_url).toBeUndefined();
+    });
+
+    it('the path in another case or with a trailing slash is the same route: no 500, test mode free of the limit', async () => {
+      for (const route of ['/v1/assess/', '/v1/ASSESS', '/V1/Assess']) {
+        clock += 1_000;
+        const live = await call(server.url, 'POST', route, { key: keys.pro, body: { address: reserved(1) } });
+        expect([route, live.status]).toEqual([route, 200]);
+      }
+      const answers = await Promise.all(Array.from({ length: 15 }, () => call(server.url, 'POST', '/v1/assess/', { key: keys.starter, body: { address: reserved(1), test: true } })));
+      expect(answers.map((a) => a.status)).toEqual(Array(15).fill(200));
+    });
+
+    it('a live call takes the key\'s rate limit once (starter: 10 a second), the 429 with the quota headers', async () => {
+      clock = Math.ceil(clock / 1_000) * 1_000 + 1_000;
+      const answers = await Promise.all(Array.from({ length: 11 }, () => assess({ address: reserved(1) }, keys.starter)));
+      const refused = answers.filter((a) => a.status === 429);
+      expect(refused).toHaveLength(1);
+      expect(refused[0]!.body.error.code).toBe('rate_limited');
+      expect(refused[0]!.headers.get('x-quota-used')).toMatch(/^\d+$/);
+    });
+  });
+
   describe('live: operator tokens', () => {
     it('an active token: its operator decides; expired: 401 token_expired with a session; unknown: 401 invalid_credential without one', async () => {
       const login = await verifiedLogin(server.url, keys.pro, { outcome: 'verified', jurisdiction: 'US', age: '18+', name: 'Evander Quill' }, client());
@@ -285,7 +331,13 @@ describe('POST /v1/assess', () => {
       expect(answer.body.decision).toBe('allow');
     });
 
-    it('wallet_auth_requires_wallet_signing: a rail without a wallet signature', async () => {
+    it('an operator token on a rail without a wallet signature passes the signer match (what tokens are for)', async () => {
+      const answer = await assess({ operator_token: login.operatorToken, signer: { address: null, network: 'evm' } });
+      expect(answer.body.signer_match).toMatchObject({ kind: 'pass', signer_operator: null });
+      expect(answer.body.signer_sanctions).toBeUndefined();
+    });
+
+    it('wallet_auth_requires_wallet_signing: a wallet on a rail without a wallet signature', async () => {
       const answer = await assess({ address: walletA, signer: { address: null, network: 'evm' } });
       expect(answer.body.signer_match).toMatchObject({ kind: 'wallet_auth_requires_wallet_signing', signer_operator: null });
       expect(JSON.parse(answer.body.signer_match.agent_instructions).action).toBe('switch_to_operator_token');
@@ -326,6 +378,11 @@ describe('POST /v1/assess', () => {
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ identity_kind: 'operator_token', decision: 'deny', reasons: ['sanctions_flagged'], signer_match: 'pass', signer_sanctions: 'sanctioned', policy_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
       expect(String(rows[0]!.identity)).not.toContain('opc_');
+      // A token that is none of ours is recorded too, as `unknown`.
+      const unknown = await assess({ operator_token: 'opc_unknownunknownunknownunknownunkn' });
+      await server.audit.flush();
+      const [row] = await server.store.read('SELECT identity, decision, reasons FROM assessments WHERE request_id = $1', [unknown.headers.get('x-request-id')!]);
+      expect(row).toEqual({ identity: 'unknown', decision: 'deny', reasons: ['invalid_credential'] });
     });
   });
 

@@ -305,7 +305,6 @@ describe('credentials, wallet capture and refresh tokens', () => {
       expect((await api(accounts.pro.api_key, 'POST', '/v1/credentials/wallets', { operator_token: credential.credential, wallet_address: payee, network: 'evm' })).status).toBe(200);
       expect(await lookup()).toBe('none');
       const linked = server.identity.deps.state.wallets.resolve('evm', payee);
-      expect(linked?.level).toBe('none');
       expect(linked?.operatorId).toBeTruthy();
       await api(accounts.pro.api_key, 'DELETE', `/v1/credentials/${credential.id}`);
       expect(server.identity.deps.state.wallets.resolve('evm', payee)).toBeNull();
@@ -337,7 +336,7 @@ describe('credentials, wallet capture and refresh tokens', () => {
         expect(answer.status).toBe(200);
       }
       const resolved = server.identity.deps.state.wallets.resolve('evm', `0x${'9'.repeat(40)}`);
-      expect(resolved).toMatchObject({ resolvedOperator: `0x${'1'.repeat(40)}`, linkedWallets: [`0x${'1'.repeat(40)}`, `0x${'9'.repeat(40)}`, solanaKey].sort(), level: 'none' });
+      expect(resolved).toMatchObject({ resolvedOperator: `0x${'1'.repeat(40)}`, linkedWallets: [`0x${'1'.repeat(40)}`, `0x${'9'.repeat(40)}`, solanaKey].sort() });
       expect(server.identity.deps.state.wallets.resolve('solana', solanaKey)?.resolvedOperator).toBe(`0x${'1'.repeat(40)}`);
       // The Solana key another operator captured first stays with that operator.
       expect(server.identity.deps.state.wallets.resolve('solana', solanaWallet)?.linkedWallets).not.toContain(`0x${'1'.repeat(40)}`);

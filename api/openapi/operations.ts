@@ -198,10 +198,7 @@ export const operations: readonly Operation[] = [
     request: { body: assessRequestSchema },
     responses: {
       200: ok('The decision (Cache-Control: no-store).', s.assessAnswer, [...rateHeaders, ...quotaHeaders, 'Cache-Control', ...signed]),
-      ...errors(
-        ['invalid_request', 'invalid_identity', 'invalid_address', 'invalid_test_address', 'invalid_credential', 'token_expired', 'payment_required', 'payload_too_large', 'unsupported_media_type', 'quota_exceeded', 'api_error', ...keyErrors],
-        { apiKey: true, metered: true },
-      ),
+      ...assessErrors(),
     },
   },
   {
@@ -441,6 +438,15 @@ export const operations: readonly Operation[] = [
     },
   },
 ];
+
+// A 401 token_expired carries a session's poll secret: Cache-Control: no-store.
+function assessErrors(): Record<number, ResponseDoc> {
+  const all = errors(
+    ['invalid_request', 'invalid_identity', 'invalid_address', 'invalid_test_address', 'invalid_credential', 'token_expired', 'payment_required', 'payload_too_large', 'unsupported_media_type', 'quota_exceeded', 'api_error', ...keyErrors],
+    { apiKey: true, metered: true },
+  );
+  return { ...all, 401: { ...all[401]!, headers: [...all[401]!.headers, 'Cache-Control'] } };
+}
 
 function verifyPage(): Operation[] {
   const page = (description: string): ResponseDoc => ({ description, contentType: 'text/html', headers: ['X-Request-Id', 'Content-Security-Policy', 'Cache-Control', ...rateHeaders] });

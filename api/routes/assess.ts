@@ -76,16 +76,15 @@ export function assessRoutes(router: Router<AuthState>, deps: { identity: Identi
         await meter(ctx, 1);
       } catch (err) {
         if (err instanceof ApiError && err.code === 'quota_exceeded') throw withAgentInstructions(err);
-        throw err;
+        if (err instanceof ApiError) throw err;
+        throw unavailable(deps.log, ctx.state.requestId as string, err);
       }
     }
     let outcome;
     try {
       outcome = await deps.identity.assess(ctx.state.account.accountId, { identity, policy, signer, refresh: body.refresh, test: body.test }, ctx.state.requestId as string);
     } catch (err) {
-      // Spec 7.1: a failure of the service on assess is a transient 5xx api_error, retried by gates.
-      deps.log.error('assess failed', { requestId: ctx.state.requestId, error: String((err as Error)?.stack ?? err) });
-      throw new ApiError('api_error', 'assess is unavailable for a moment; retry with backoff (5 to 30 s)');
+      throw unavailable(deps.log, ctx.state.requestId as string, err);
     }
     switch (outcome.kind) {
       case 'invalid_test_address':
@@ -93,7 +92,8 @@ export function assessRoutes(router: Router<AuthState>, deps: { identity: Identi
       case 'invalid_credential':
         throw new ApiError('invalid_credential', 'the operator token is not one of this service: switch tokens or start a new verification');
       case 'token_expired':
-        throw new ApiError('token_expired', 'the operator token expired or was revoked: verify again at verify_url', outcome.session);
+        // It carries a session's poll secret: never cached on the way, as the answers are not.
+        throw new ApiError('token_expired', 'the operator token expired or was revoked: verify again at verify_url', outcome.session, { 'Cache-Control': 'no-store' });
       case 'answer':
         ctx.set('Cache-Control', 'no-store');
         ctx.body = outcome.body;
@@ -133,6 +133,12 @@ function walletOf(address: string, field: string, network: 'evm' | 'solana'): st
   }
   if (!bytes || bytes.length !== 32) throw new ApiError('invalid_address', `${field}: not a Solana public key (base58 of 32 bytes)`);
   return address;
+}
+
+// Spec 7.1: a failure of the service on assess is a transient 5xx api_error, retried by gates.
+function unavailable(log: Logger, requestId: string, err: unknown): ApiError {
+  log.error('assess failed', { requestId, error: String((err as Error)?.stack ?? err) });
+  return new ApiError('api_error', 'assess is unavailable for a moment; retry with backoff (5 to 30 s)');
 }
 
 function withAgentInstructions(err: ApiError): ApiError {

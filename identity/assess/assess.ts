@@ -2,12 +2,14 @@
 // identity is (a wallet, resolved through identity/wallets/directory.ts, or an operator token's
 // operator, checked live), what the policy says of it (identity/assess/policy.ts), the signer
 // checks (signer.ts), a verification session for a denial verifying can fix, and the audit record.
-// Everything it reads is in the owner's memory; the one write on its path is minting a session.
+// What it reads is in the owner's memory, but for a wallet claimed by an account no verification
+// backs (its holder's open verification is read); the one write on its path is the session of a
+// denial verifying can fix (reused while it is open: openSubjectSession).
 import type { SanctionsLookup } from '../../pipeline/sanctions/lookup.ts';
 import type { Store } from '../../pipeline/store/store.ts';
 import { accountVerification } from '../operators.ts';
 import { accountVerificationState } from '../credentials.ts';
-import { createSession } from '../sessions.ts';
+import { openSubjectSession } from '../sessions.ts';
 import { sessionUrls } from '../session-answers.ts';
 import type { IdentityState } from '../state.ts';
 import type { WalletNetwork, WalletResolution } from '../wallets/directory.ts';
@@ -49,7 +51,7 @@ export type AssessOutcome =
   | { kind: 'token_expired'; session: Record<string, unknown> };
 
 export async function assess(deps: AssessDeps, accountId: string, request: AssessRequest, context: { requestId: string; now: Date }): Promise<AssessOutcome> {
-  return request.test ? assessTest(deps, request) : assessLive(deps, accountId, request, context);
+  return request.test ? assessTest(deps, request, context.now) : assessLive(deps, accountId, request, context);
 }
 
 async function assessLive(deps: AssessDeps, accountId: string, request: AssessRequest, context: { requestId: string; now: Date }): Promise<AssessOutcome> {
@@ -62,8 +64,23 @@ async function assessLive(deps: AssessDeps, accountId: string, request: AssessRe
   let auditIdentity: string;
   if (request.identity.kind === 'operator_token') {
     const verified = state.tokens.verify(request.identity.token, now);
-    if (verified.kind === 'unknown') return { kind: 'invalid_credential' };
-    if (verified.kind === 'expired') return { kind: 'token_expired', session: await mintSession(deps, accountId, now) };
+    if (verified.kind !== 'active') {
+      deps.audit.record({
+        assessedAt: now,
+        requestId: context.requestId,
+        accountId,
+        identityKind: 'operator_token',
+        identity: verified.kind === 'expired' ? verified.token.id : 'unknown',
+        operatorId: verified.kind === 'expired' ? verified.token.operatorId : null,
+        decision: 'deny',
+        reasons: [verified.kind === 'expired' ? 'token_expired' : 'invalid_credential'],
+        policyHash: policyHash(request.policy),
+        signerMatch: null,
+        signerSanctions: null,
+      });
+      if (verified.kind === 'unknown') return { kind: 'invalid_credential' };
+      return { kind: 'token_expired', session: await mintSession(deps, accountId, `token:${verified.token.id}`, now) };
+    }
     state.tokens.markUsed(verified.token, now);
     operatorId = verified.token.operatorId;
     const operator = state.operators.get(operatorId);
@@ -84,7 +101,7 @@ async function assessLive(deps: AssessDeps, accountId: string, request: AssessRe
   }
 
   const judged = await judge(deps, facts, claimed, request);
-  const session = judged.reasons.some((r) => resolvableReasons.has(r as DenyReason)) ? await mintSession(deps, accountId, now) : null;
+  const session = fixableByVerifying(judged.reasons) ? await mintSession(deps, accountId, `${request.identity.kind === 'wallet' ? 'wallet' : 'token'}:${auditIdentity}`, now) : null;
   deps.audit.record({
     assessedAt: now,
     requestId: context.requestId,
@@ -117,17 +134,17 @@ async function assessLive(deps: AssessDeps, accountId: string, request: AssessRe
  * Test mode: the reserved addresses' fixed facts, the real policy engine and the real signer
  * checks (they only read); no token, no session, no audit record, no write of any kind.
  */
-async function assessTest(deps: AssessDeps, request: AssessRequest): Promise<AssessOutcome> {
+async function assessTest(deps: AssessDeps, request: AssessRequest, now: Date): Promise<AssessOutcome> {
   const fixture = request.identity.kind === 'wallet' ? testIdentities.get(request.identity.address) : undefined;
   if (!fixture || request.identity.kind !== 'wallet') return { kind: 'invalid_test_address' };
   const { network, address } = request.identity;
   const judged = await judge(deps, fixture.facts, { kind: 'wallet', network, address }, request);
-  const resolvable = judged.reasons.some((r) => resolvableReasons.has(r as DenyReason));
   return {
     kind: 'answer',
     body: {
       ...judged.body,
-      ...(resolvable ? { verify_url: sessionUrls(deps.serviceBaseUrl(), testSessionId).verifyUrl } : {}),
+      ...(fixableByVerifying(judged.reasons) ? { verify_url: sessionUrls(deps.serviceBaseUrl(), testSessionId).verifyUrl } : {}),
+      operator_verification: fixtureVerification(fixture.facts, now),
       identity_method: 'wallet',
       resolved_operator: address,
       linked_wallets: [address],
@@ -180,11 +197,38 @@ async function judge(deps: AssessDeps, facts: IdentityFacts, claimed: Claimed, r
   };
 }
 
+/**
+ * Spec 4.2: a verify_url only when verifying can fix the denial: a resolvable reason, and no reason
+ * a verification cannot lift (a listed signer, an age, a jurisdiction stay whatever the person does).
+ */
+function fixableByVerifying(reasons: string[]): boolean {
+  const fixable = new Set<string>([...resolvableReasons, 'kyc_pending']);
+  return reasons.some((r) => resolvableReasons.has(r as DenyReason)) && reasons.every((r) => fixable.has(r));
+}
+
+/**
+ * Test mode's operator_verification: the reserved address's facts in spec 2.2's shape. A fixture has
+ * no history, so it was verified and screened at the request's time (always within the window).
+ */
+function fixtureVerification(facts: IdentityFacts, now: Date): Record<string, unknown> {
+  if (facts.verification !== 'verified') return { kyc_status: 'none' };
+  return {
+    kyc_status: 'verified',
+    kyc_verified_at: now.toISOString(),
+    jurisdiction: facts.jurisdiction,
+    age_verified: facts.ageBracket !== null,
+    ...(facts.ageBracket ? { age_bracket: facts.ageBracket } : {}),
+    sanctions_clear: facts.sanctions === 'clear' ? true : facts.sanctions === 'flagged' ? false : null,
+    sanctions_checked_at: facts.sanctions === 'clear' || facts.sanctions === 'flagged' ? now.toISOString() : null,
+    operator_type: 'individual',
+  };
+}
+
 // A session of the merchant's account for this identity's person to verify at (spec 4.2 rule 2:
 // a verify_url for resolvable denials; 7.1: token_expired carries one): its secrets go to the gate,
-// which hands them to the buyer agent.
-async function mintSession(deps: AssessDeps, accountId: string, now: Date): Promise<Record<string, unknown>> {
-  const { session, pollSecret } = await createSession(deps.store, { accountId, purpose: 'agent', context: 'assess', productName: null, kycProvider: deps.kycProvider, now });
+// which hands them to the buyer agent. The identity's open session is reused (a new poll secret).
+async function mintSession(deps: AssessDeps, accountId: string, subject: string, now: Date): Promise<Record<string, unknown>> {
+  const { session, pollSecret } = await openSubjectSession(deps.store, { accountId, subject, context: 'assess', kycProvider: deps.kycProvider, now });
   const urls = sessionUrls(deps.serviceBaseUrl(), session.id);
   return { session_id: session.id, poll_secret: pollSecret, verify_url: urls.verifyUrl, poll_url: urls.pollUrl, expires_at: session.expiresAt.toISOString() };
 }

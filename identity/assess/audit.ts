@@ -164,8 +164,13 @@ export class AuditTrail {
 
   private async writeBuffered(): Promise<void> {
     this.reportDrops();
-    while (this.size > 0) {
-      const batch = this.buffer.slice(this.head, this.head + maxRowsPerWrite);
+    // What was buffered when the flush began, no more: under steady load new records would
+    // otherwise keep the loop going (a commit per record, and a flush that never ends). They wait
+    // for the next timer or size trigger, batched again.
+    let owed = this.size;
+    while (owed > 0 && this.size > 0) {
+      const batch = this.buffer.slice(this.head, this.head + Math.min(maxRowsPerWrite, owed));
+      owed -= batch.length;
       this.head += batch.length;
       this.compact();
       try {

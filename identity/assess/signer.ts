@@ -36,6 +36,8 @@ export type SignerSanctions =
 export function signerMatch(directory: WalletDirectory, claimed: Claimed, signer: Signer): SignerMatch {
   const claimedGroup = claimed.kind === 'wallet' ? directory.resolve(claimed.network, claimed.address) : directory.resolveOperator(claimed.operatorId);
   const claimedOperator = claimedGroup?.resolvedOperator ?? null;
+  // An operator token is what a rail without a wallet signature is meant to use: nothing to match.
+  if (signer.address === null && claimed.kind === 'operator_token') return { kind: 'pass', claimed_operator: claimedOperator, signer_operator: null };
   if (signer.address === null) {
     return {
       kind: 'wallet_auth_requires_wallet_signing',

@@ -34,8 +34,6 @@ export interface WalletResolution {
   linkedWallets: string[];
   /** The verified operator behind the group, when there is one. */
   operatorId: string | null;
-  /** The resolved wallet's own level (claims only: see levelOf). */
-  level: VerificationLevel;
 }
 
 export interface Claim {
@@ -115,22 +113,22 @@ export class WalletDirectory {
   resolve(network: WalletNetwork, wallet: string): WalletResolution | null {
     const walletKey = key(network, wallet);
     const group = this.groupOf(walletKey);
-    return group ? this.resolveGroup(group, this.levelOf(walletKey)) : null;
+    return group ? this.resolveGroup(group) : null;
   }
 
   /** The wallets of a verified operator (an operator token's), when any are tied to it. */
   resolveOperator(operatorId: string): WalletResolution | null {
     const group = `op:${operatorId}`;
-    return [...this.candidates(group)].some((k) => this.groupOf(k) === group) ? this.resolveGroup(group, 'none') : null;
+    return [...this.candidates(group)].some((k) => this.groupOf(k) === group) ? this.resolveGroup(group) : null;
   }
 
-  private resolveGroup(group: string, level: VerificationLevel): WalletResolution {
+  private resolveGroup(group: string): WalletResolution {
     const members = [...this.candidates(group)].filter((k) => this.groupOf(k) === group);
     const claimedWallets = members.map((k) => this.claims.get(k)).filter((c): c is Claim => c !== undefined);
     claimedWallets.sort((a, b) => a.claimedAt.getTime() - b.claimedAt.getTime() || (a.wallet < b.wallet ? -1 : 1));
     const wallets = members.map(walletOf).sort();
     const operatorId = group.startsWith('op:') ? group.slice(3) : null;
-    return { group, resolvedOperator: claimedWallets[0]?.wallet ?? wallets[0]!, linkedWallets: wallets, operatorId, level };
+    return { group, resolvedOperator: claimedWallets[0]?.wallet ?? wallets[0]!, linkedWallets: wallets, operatorId };
   }
 
   /** A verified claim, recorded in the writer's transaction by the caller. */

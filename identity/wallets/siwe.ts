@@ -7,6 +7,7 @@
 import {
   BaseError,
   ContractFunctionRevertedError,
+  ContractFunctionZeroDataError,
   createPublicClient,
   defineChain,
   getAddress,
@@ -153,7 +154,8 @@ async function erc1271Accepts(client: PublicClient, address: Address, hash: Hex,
   try {
     return (await client.readContract({ address, abi: erc1271Abi, functionName: 'isValidSignature', args: [hash, signature] })) === erc1271Magic;
   } catch (err) {
-    if (err instanceof BaseError && err.walk((e) => e instanceof ContractFunctionRevertedError)) return false;
+    // A revert, or a contract that answers nothing (a wallet without ERC-1271: no fallback), refuses.
+    if (err instanceof BaseError && err.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError)) return false;
     throw err;
   }
 }

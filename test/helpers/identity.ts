@@ -1,5 +1,6 @@
 // Verification sessions over HTTP, as an agent and a person on the verify page use them.
 import { fileURLToPath } from 'node:url';
+import { addressListsDir } from './ofac-data.ts';
 
 export interface CreatedSession {
   session_id: string;
@@ -18,6 +19,22 @@ export interface Answer {
 
 /** The tiny SDN list (17 real entries with names and alternates) the project ships for the demo, for name screening. */
 export const sdnTinyCsv = fileURLToPath(new URL('../../devnet/fixtures/ofac-sdn-tiny/sdn.csv', import.meta.url));
+
+/**
+ * The settings of an assessing service under test: behind one proxy (each test client its own
+ * X-Forwarded-For), the real OFAC address lists and the tiny SDN names, no scheduled scoring.
+ */
+export function assessingServiceEnv(dataDir: string): Record<string, string> {
+  return {
+    DATA_DIR: dataDir,
+    PORT: '0',
+    TRUST_PROXY_HOPS: '1',
+    SANCTIONS_LIST_SOURCE: addressListsDir,
+    SANCTIONS_NAMES_SOURCE: sdnTinyCsv,
+    SCORE_INTERVAL_SECONDS: '3600',
+    SCORE_FULL_INTERVAL_SECONDS: '0',
+  };
+}
 
 export async function createSession(baseUrl: string, apiKey: string, body?: unknown): Promise<Answer> {
   const res = await fetch(`${baseUrl}/v1/sessions`, {

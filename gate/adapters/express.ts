@@ -1,0 +1,26 @@
+// Express middleware: `app.use(gate.express())` (Express 4 and 5). A pass goes on
+// `res.locals.identity` and the request goes on; a denial is answered. Once a 2xx answer has been
+// sent, the payer's wallet is captured for an operator token.
+import type { Request, RequestHandler } from 'express';
+import { isDenial, type Evaluator } from '../types.ts';
+import { capturesAfter, judgeRequest, type AdapterOptions } from './request.ts';
+
+export type ExpressGateOptions = AdapterOptions<Request>;
+
+export function expressAdapter(evaluator: Evaluator, options: ExpressGateOptions = {}): RequestHandler {
+  return (req, res, next) => {
+    judgeRequest(evaluator, req, options).then(({ result, payment }) => {
+      if (isDenial(result)) {
+        res.status(result.status).set(result.headers ?? {}).json(result.body);
+        return;
+      }
+      res.locals.identity = result;
+      if (payment) {
+        res.once('finish', () => {
+          if (capturesAfter(options, payment, res.statusCode)) evaluator.capture?.(result, payment);
+        });
+      }
+      next();
+    }, next);
+  };
+}
