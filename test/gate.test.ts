@@ -277,13 +277,13 @@ describe('the merchant gate against the service', () => {
       expect(counter.count('/v1/assess')).toBe(2);
     });
 
-    it('a fixable denial is not kept: each request asks assess again and hands on a poll secret of its own', async () => {
+    it('a fixable denial is not kept: each request asks assess again, which hands on the identity\'s open session', async () => {
       const wallet = freshWallet();
       const { gate, counter } = gateFor();
       const first = denied(await gate.evaluate(asWallet(wallet)), 403, 'identity_verification_required', 'deliver_verify_url_and_poll');
       const second = denied(await gate.evaluate(asWallet(wallet)), 403, 'identity_verification_required', 'deliver_verify_url_and_poll');
-      // A new session, or the same open one with its secret replaced: never the secret already handed out.
-      expect(second.poll_secret).not.toBe(first.poll_secret);
+      // The service's memory of the open session answers both (identity/open-sessions.ts).
+      expect([second.session_id, second.poll_secret]).toEqual([first.session_id, first.poll_secret]);
       expect(counter.count('/v1/assess')).toBe(2);
     });
 

@@ -4,7 +4,7 @@
 // checks (signer.ts), a verification session for a denial verifying can fix, and the audit record.
 // What it reads is in the owner's memory, but for a wallet claimed by an account no verification
 // backs (its holder's open verification is read); the one write on its path is the session of a
-// denial verifying can fix (reused while it is open: openSubjectSession).
+// denial verifying can fix (reused while it is open, from memory: openSubjectSession).
 import type { SanctionsLookup } from '../../pipeline/sanctions/lookup.ts';
 import type { Store } from '../../pipeline/store/store.ts';
 import { accountVerification } from '../operators.ts';
@@ -226,9 +226,9 @@ function fixtureVerification(facts: IdentityFacts, now: Date): Record<string, un
 
 // A session of the merchant's account for this identity's person to verify at (spec 4.2 rule 2:
 // a verify_url for resolvable denials; 7.1: token_expired carries one): its secrets go to the gate,
-// which hands them to the buyer agent. The identity's open session is reused (a new poll secret).
+// which hands them to the buyer agent. The identity's open session is reused (identity/open-sessions.ts).
 async function mintSession(deps: AssessDeps, accountId: string, subject: string, now: Date): Promise<Record<string, unknown>> {
-  const { session, pollSecret } = await openSubjectSession(deps.store, { accountId, subject, context: 'assess', kycProvider: deps.kycProvider, now });
+  const { session, pollSecret } = await openSubjectSession(deps.store, deps.state.openSessions, { accountId, subject, context: 'assess', kycProvider: deps.kycProvider, now });
   const urls = sessionUrls(deps.serviceBaseUrl(), session.id);
   return { session_id: session.id, poll_secret: pollSecret, verify_url: urls.verifyUrl, poll_url: urls.pollUrl, expires_at: session.expiresAt.toISOString() };
 }
