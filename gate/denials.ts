@@ -4,11 +4,13 @@
 import { walletAddressHeader } from './headers.ts';
 import {
   agentMemory,
+  backoff,
   contactMerchant,
   contactSupport,
   deliverVerifyUrlAndPoll,
   pollIntervalSeconds,
   probeIdentityThenSession,
+  refreshOrRestartSession,
   resignOrSwitchToOperatorToken,
   retryWithBackoff,
   signerInstructions,
@@ -92,7 +94,11 @@ export function identityVerificationRequired(session: SessionFields, reasons: st
   );
 }
 
-export function tokenExpired(session: SessionFields, refreshUrl: string): GateDenial {
+/** Without a session when the gate could not mint one: the buyer may still refresh, or retry without the token. */
+export function tokenExpired(session: SessionFields | null, refreshUrl: string): GateDenial {
+  if (!session) {
+    return denial(401, 'token_expired', 'the operator token expired or was revoked: refresh it at refresh_url, or retry without it to verify again', refreshOrRestartSession(), { refresh_url: refreshUrl });
+  }
   return denial(
     401,
     'token_expired',
@@ -163,21 +169,30 @@ export function paymentRequired(mode: ModeFields, what: string): GateDenial {
 }
 
 /**
- * The service failed (429, 5xx, no answer): 503. A 429 is the merchant's quota or rate, which
- * the buyer retrying cannot help (contact_merchant); anything else is transient (retry_with_backoff).
+ * The service failed (429, 5xx, no answer, or it could not screen against the sanctions list): 503.
+ * A 429 is the merchant's quota or rate, which the buyer retrying cannot help (contact_merchant);
+ * anything else is transient (retry_with_backoff). The buyer gets no detail of the failure: that
+ * goes to the merchant's onServiceProblem.
  */
-export function apiError(infraReason: InfraReason, detail: string): GateDenial {
+export function apiError(infraReason: InfraReason): GateDenial {
   return infraReason === 'quota_exceeded'
-    ? denial(503, 'api_error', `the identity service refused the merchant's call (${detail})`, contactMerchant("The merchant's identity checks are over their limit."), { infra_reason: infraReason })
-    : denial(503, 'api_error', `the identity service is unavailable (${detail})`, retryWithBackoff(), { infra_reason: infraReason }, { 'Retry-After': '5' });
+    ? denial(503, 'api_error', "the merchant's identity check is over its limit with the identity service: contact the merchant", contactMerchant("The merchant's identity checks are over their limit."), { infra_reason: infraReason })
+    : denial(
+        503,
+        'api_error',
+        `the merchant's identity check is unavailable for a moment; retry in ${backoff.initial_seconds} to ${backoff.max_seconds} s`,
+        retryWithBackoff(),
+        { infra_reason: infraReason },
+        { 'Retry-After': String(backoff.initial_seconds) },
+      );
 }
 
 /**
  * The service refused the merchant's own call (a wrong API key, a cancelled account, a policy it
  * does not accept): 503 api_error, never fail-open, contact_merchant: only the merchant can fix it.
  */
-export function misconfigured(detail: string): GateDenial {
-  return denial(503, 'api_error', `the merchant's identity check is misconfigured (${detail})`, contactMerchant("The merchant's identity check is misconfigured."), { infra_reason: 'api_error' });
+export function misconfigured(): GateDenial {
+  return denial(503, 'api_error', "the merchant's identity check is misconfigured: contact the merchant", contactMerchant("The merchant's identity check is misconfigured."), { infra_reason: 'api_error' });
 }
 
 export function missingWalletAddress(malformed?: string): GateDenial {

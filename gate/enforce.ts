@@ -24,11 +24,11 @@ export function enforce(product: Product, result: GateResult, shipping?: Shippin
   const refused = shippingRefusal(product, shipping);
   if (refused) return refused;
   if (product.enforcement === undefined) {
-    const { identityMode, ...rest } = isDenial(result) ? { identityMode: 'none' as const } : result;
-    return { ...rest, identityMode, identityStatus: 'anonymous' };
+    const { identityMode, signerChecked, ...rest } = isDenial(result) ? { identityMode: 'none' as const, signerChecked: false } : result;
+    return { ...rest, identityMode, signerChecked, identityStatus: 'anonymous' };
   }
   if (isDenial(result)) {
-    return product.enforcement === 'hard' ? result : { identityStatus: 'unverified', identityMode: 'none', denial: result };
+    return product.enforcement === 'hard' ? result : { identityStatus: 'unverified', identityMode: 'none', signerChecked: false, denial: result };
   }
   return { ...result, identityStatus: result.degraded ? 'unverified' : result.identityStatus };
 }
@@ -54,4 +54,4 @@ function stateCode(state: string): string {
 }
 
 /** The pass a product without a gate gives (no call to the service). */
-export const anonymousPass: GatePass = { identityStatus: 'anonymous', identityMode: 'none' };
+export const anonymousPass: GatePass = { identityStatus: 'anonymous', identityMode: 'none', signerChecked: false };

@@ -4,7 +4,9 @@
 //
 // Framework-free: the adapters (gate/adapters/) put it in front of Koa, Express and Fetch API
 // handlers. It speaks to the service over HTTP only (gate/service-client.ts), and never throws:
-// every failure of the service is a denial (fail closed) or, with `failOpen`, a degraded pass.
+// every failure of the service is a denial (fail closed) or, with `failOpen`, a degraded pass. Only
+// the service failing may pass: an answer (an expired token, a refusal of the merchant's key, a
+// sanctions list it could not screen with) is never fail-open.
 import { koaAdapter, type KoaGateOptions } from './adapters/koa.ts';
 import { expressAdapter, type ExpressGateOptions } from './adapters/express.ts';
 import { fetchAdapter, type FetchGateOptions, type FetchHandler } from './adapters/fetch.ts';
@@ -13,6 +15,7 @@ import { createTtlCache } from './cache.ts';
 import {
   apiError,
   complianceDenied,
+  identityModeFields,
   identityVerificationRequired,
   invalidCredential,
   misconfigured,
@@ -25,7 +28,7 @@ import {
   type SessionFields,
 } from './denials.ts';
 import { presentedIdentity, type Presented } from './headers.ts';
-import { createServiceClient, errorCodeOf, infraReasonOf, type ServiceAnswer } from './service-client.ts';
+import { createServiceClient, errorCodeOf, infraReasonOf, problemOf, problemReporter, type Answered, type ServiceAnswer } from './service-client.ts';
 import { isDenial, type GateDenial, type GatePass, type GateResult, type InfraReason, type Payment, type Policy, type RequestLike, type ServiceProblem } from './types.ts';
 
 export interface GateOptions {
@@ -59,6 +62,8 @@ export interface Gate {
   evaluate(request: RequestLike, payment?: Payment): Promise<GateResult>;
   /** After a successful payment in operator-token mode: tie the signer to the operator (spec 4.8). Returns at once, never throws. */
   capture(pass: GatePass, payment: Payment): void;
+  /** Rule 3's fields of a pass (wallet mode: who must sign), which the adapters add to a JSON 402 of the payment layer. */
+  identityModeFields(pass: GatePass): Record<string, unknown>;
   /** The merchant's own refusal for reasons verifying cannot fix (403 compliance_denied, contact_support). */
   complianceDenied(reasons: string[], message?: string): GateDenial;
   /** Koa middleware: the pass on `ctx.state.identity`, a denial answered. */
@@ -75,46 +80,32 @@ export function createGate(options: GateOptions): Gate {
   const client = createServiceClient({ serviceUrl: options.serviceUrl, apiKey: options.apiKey, timeoutMs: options.timeoutMs ?? 3000, fetch: options.fetch });
   const cache = createTtlCache<GateResult>({ ttlSeconds: options.cacheTtlSeconds ?? 300, maxEntries: options.cacheMaxEntries ?? 10_000 });
   const policyKey = JSON.stringify(options.policy ?? null);
-  const problem = (p: ServiceProblem) => {
-    try {
-      options.onServiceProblem?.(p);
-    } catch {
-      // The merchant's logger failing must not fail the request.
-    }
-  };
+  const problem = problemReporter(options.onServiceProblem);
 
-  // Rule 2: the service failing is 503, or with failOpen a degraded pass.
-  function infraResult(reason: InfraReason, detail: string, presented: Presented): GateResult {
-    if (!failOpen) return apiError(reason, detail);
-    return { ...identityOf(presented), identityStatus: 'unverified', degraded: true, infraReason: reason };
+  // Rule 2: the service failing is 503, or with failOpen a degraded pass (nothing checked).
+  function infraResult(reason: InfraReason, presented: Presented): GateResult {
+    if (!failOpen) return apiError(reason);
+    return { ...identityOf(presented), identityStatus: 'unverified', signerChecked: false, degraded: true, infraReason: reason };
   }
 
-  /** An answer that is not the service failing but refusing the merchant (key, plan, request): reported, and answered. */
-  function unexpected(call: ServiceProblem['call'], answer: ServiceAnswer & { kind: 'answer' }, mode: ModeFields): GateDenial {
-    const code = errorCodeOf(answer);
-    problem({ call, status: answer.status, code, detail: answer.body?.error?.message ?? `answered ${answer.status}` });
-    if (answer.status === 402) return paymentRequired(mode, call === 'sessions' ? 'verification sessions' : 'identity assessments');
-    return misconfigured(`${call} answered ${answer.status}${code ? ` ${code}` : ''}`);
+  /** The service refusing the merchant (key, plan, request) rather than failing: never fail-open. */
+  function refusal(call: ServiceProblem['call'], answer: Answered, mode: ModeFields): GateDenial {
+    return answer.status === 402 ? paymentRequired(mode, call === 'sessions' ? 'verification sessions' : 'identity assessments') : misconfigured();
   }
 
+  /** A session of POST /v1/sessions; a failure is reported here and answered by the caller. */
   async function mintSession(): Promise<{ session: SessionFields } | { failed: ServiceAnswer }> {
     const answer = await client.call('POST', '/v1/sessions', { context: 'merchant gate', ...(options.productName ? { product_name: options.productName.slice(0, 200) } : {}) });
     const session = answer.kind === 'answer' && answer.status === 200 ? sessionOf(answer.body) : null;
-    return session ? { session } : { failed: answer };
+    if (session) return { session };
+    problem(answer.kind === 'answer' && answer.status === 200 ? { call: 'sessions', status: 200, detail: 'the session answer lacks its fields' } : problemOf('sessions', answer));
+    return { failed: answer };
   }
 
   /** A session the gate needed but could not mint: the service failing, or refusing the merchant. */
   function sessionFailure(answer: ServiceAnswer, presented: Presented, mode: ModeFields): GateResult {
     const infra = infraReasonOf(answer);
-    if (infra) {
-      problem({ call: 'sessions', status: answer.kind === 'answer' ? answer.status : undefined, detail: answer.kind === 'answer' ? `answered ${answer.status}` : answer.detail });
-      return infraResult(infra, answer.kind === 'answer' ? `sessions answered ${answer.status}` : answer.detail, presented);
-    }
-    if (answer.kind === 'answer' && answer.status === 200) {
-      problem({ call: 'sessions', status: 200, detail: 'the session answer lacks its fields' });
-      return misconfigured('sessions answered without a session');
-    }
-    return unexpected('sessions', answer as ServiceAnswer & { kind: 'answer' }, mode);
+    return infra ? infraResult(infra, presented) : refusal('sessions', answer as Answered, mode);
   }
 
   async function withoutIdentity(presented: Presented & { mode: 'none' }): Promise<GateResult> {
@@ -126,33 +117,42 @@ export function createGate(options: GateOptions): Gate {
 
   async function assess(presented: Exclude<Presented, { mode: 'none' }>, payment: Payment | undefined): Promise<{ result: GateResult; lasting: boolean }> {
     const walletMode: ModeFields = presented.mode === 'wallet' ? walletModeFields(presented, undefined) : operatorTokenModeFields;
-    const answer = await client.call('POST', '/v1/assess', assessBody(presented, options.policy, payment));
+    const signer = signerOf(presented, payment);
+    const answer = await client.call('POST', '/v1/assess', assessBody(presented, options.policy, signer));
     const infra = infraReasonOf(answer);
     if (infra) {
-      problem({ call: 'assess', status: answer.kind === 'answer' ? answer.status : undefined, code: errorCodeOf(answer), detail: answer.kind === 'answer' ? `answered ${answer.status}` : answer.detail });
-      return { result: infraResult(infra, answer.kind === 'answer' ? `assess answered ${answer.status}${errorCodeOf(answer) ? ` ${errorCodeOf(answer)}` : ''}` : answer.detail, presented), lasting: false };
+      problem(problemOf('assess', answer));
+      return { result: infraResult(infra, presented), lasting: false };
     }
-    const answered = answer as ServiceAnswer & { kind: 'answer' };
+    const answered = answer as Answered;
     if (answered.status === 401) {
       const code = errorCodeOf(answered);
       if (code === 'invalid_credential') return { result: invalidCredential(), lasting: false };
       if (code === 'token_expired') {
+        // The service answered: the token is no good. Without a session (none could be minted) the
+        // denial still says so, never a fail-open pass.
         const session = sessionOf(answered.body?.error) ?? (await mintSession().then((m) => ('session' in m ? m.session : null)));
-        if (!session) return { result: infraResult('api_error', 'no session for an expired token', presented), lasting: false };
-        return { result: tokenExpired(session, refreshUrlOf(session.poll_url, client.serviceUrl)), lasting: false };
+        return { result: tokenExpired(session, refreshUrlOf(session?.poll_url, client.serviceUrl)), lasting: false };
       }
     }
-    if (answered.status !== 200) return { result: unexpected('assess', answered, walletMode), lasting: false };
+    if (answered.status !== 200) {
+      problem(problemOf('assess', answered));
+      return { result: refusal('assess', answered, walletMode), lasting: false };
+    }
     const mode: ModeFields = presented.mode === 'wallet' ? walletModeFields(presented, answered.body?.linked_wallets) : operatorTokenModeFields;
     const verdict = verdictOf(answered.body, presented, mode);
     switch (verdict.kind) {
       case 'pass':
-        return { result: passOf(presented, answered.body), lasting: true };
+        return { result: passOf(presented, answered.body, typeof signer?.address === 'string'), lasting: true };
       case 'deny':
         return { result: verdict.denial, lasting: verdict.lasting };
+      case 'unscreened':
+        // The service chose to fail closed on its outage: 503 whatever failOpen says.
+        problem({ call: 'assess', status: 200, detail: 'assess could not screen against the sanctions list (sanctions_check_unavailable)' });
+        return { result: apiError('api_error'), lasting: false };
       case 'unreadable':
         problem({ call: 'assess', status: 200, detail: verdict.detail });
-        return { result: infraResult('api_error', verdict.detail, presented), lasting: false };
+        return { result: infraResult('api_error', presented), lasting: false };
       case 'verify': {
         if (verdict.session) return { result: identityVerificationRequired(verdict.session, verdict.reasons, mode), lasting: false };
         const minted = await mintSession();
@@ -194,8 +194,7 @@ export function createGate(options: GateOptions): Gate {
         Promise.resolve()
           .then(() => client.call('POST', '/v1/credentials/wallets', body, options.captureTimeoutMs ?? 2000))
           .then((answer) => {
-            if (answer.kind === 'answer' && answer.status === 200) return;
-            problem({ call: 'capture', status: answer.kind === 'answer' ? answer.status : undefined, code: errorCodeOf(answer), detail: answer.kind === 'answer' ? `answered ${answer.status}` : answer.detail });
+            if (answer.kind !== 'answer' || answer.status !== 200) problem(problemOf('capture', answer));
           })
           .catch((err: unknown) => problem({ call: 'capture', detail: String(err) }));
       } catch (err) {
@@ -203,6 +202,7 @@ export function createGate(options: GateOptions): Gate {
       }
     },
 
+    identityModeFields,
     complianceDenied,
     koa: (adapterOptions) => koaAdapter(gate, adapterOptions),
     express: (adapterOptions) => expressAdapter(gate, adapterOptions),
@@ -211,8 +211,7 @@ export function createGate(options: GateOptions): Gate {
   return gate;
 }
 
-function assessBody(presented: Exclude<Presented, { mode: 'none' }>, policy: Policy | undefined, payment: Payment | undefined): Record<string, unknown> {
-  const signer = signerOf(presented, payment);
+function assessBody(presented: Exclude<Presented, { mode: 'none' }>, policy: Policy | undefined, signer: Signer | null): Record<string, unknown> {
   return {
     ...(presented.mode === 'wallet' ? { address: presented.address } : { operator_token: presented.token }),
     ...(policy ? { policy } : {}),
@@ -220,9 +219,11 @@ function assessBody(presented: Exclude<Presented, { mode: 'none' }>, policy: Pol
   };
 }
 
+type Signer = { address: string | null; network: string };
+
 // The signer sent to assess. An operator token on a rail without a wallet signature has nothing to
 // check (the token works on any rail, spec 5.4): assess would call that wallet_auth_requires_wallet_signing.
-function signerOf(presented: Exclude<Presented, { mode: 'none' }>, payment: Payment | undefined): { address: string | null; network: string } | null {
+function signerOf(presented: Exclude<Presented, { mode: 'none' }>, payment: Payment | undefined): Signer | null {
   if (!payment) return null;
   if (payment.signer === null) return presented.mode === 'wallet' ? { address: null, network: payment.network } : null;
   const address = payment.network === 'evm' && /^0[xX][0-9a-fA-F]{40}$/.test(payment.signer) ? `0x${payment.signer.slice(2).toLowerCase()}` : payment.signer;
@@ -240,13 +241,14 @@ function identityOf(presented: Presented): Pick<GatePass, 'identityMode' | 'oper
   return { identityMode: 'none' };
 }
 
-function passOf(presented: Exclude<Presented, { mode: 'none' }>, assessment: Record<string, unknown>): GatePass {
+function passOf(presented: Exclude<Presented, { mode: 'none' }>, assessment: Record<string, unknown>, signerChecked: boolean): GatePass {
   const linked = Array.isArray(assessment.linked_wallets) ? (assessment.linked_wallets as string[]) : undefined;
-  return { identityStatus: 'verified', ...identityOf(presented), ...(linked ? { linkedWallets: linked } : {}), assessment };
+  return { identityStatus: 'verified', ...identityOf(presented), ...(linked ? { linkedWallets: linked } : {}), signerChecked, assessment };
 }
 
-// The refresh exchange sits beside the sessions on the service's public address (poll_url's base).
-function refreshUrlOf(pollUrl: string, serviceUrl: string): string {
-  const base = /^(https?:\/\/.+)\/v1\/sessions\/[^/?#]+$/.exec(pollUrl)?.[1];
+// The refresh exchange sits beside the sessions on the service's public address (poll_url's base);
+// without a session, on the address the merchant configured.
+function refreshUrlOf(pollUrl: string | undefined, serviceUrl: string): string {
+  const base = pollUrl === undefined ? undefined : /^(https?:\/\/.+)\/v1\/sessions\/[^/?#]+$/.exec(pollUrl)?.[1];
   return `${base ?? serviceUrl}/v1/tokens/refresh`;
 }

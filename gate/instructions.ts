@@ -46,6 +46,18 @@ export function switchTokenOrRestartSession(): AgentInstructions {
   };
 }
 
+/** token_expired when the merchant could not mint a session to go with it: refresh, else start a verification. */
+export function refreshOrRestartSession(): AgentInstructions {
+  return {
+    action: 'switch_token_or_restart_session',
+    steps: [
+      'If you hold a refresh token (prt_…), exchange it at refresh_url for a new operator token and retry with it.',
+      `Else retry without ${operatorTokenHeader} to start a new verification (this answer carries no session).`,
+    ],
+    user_message: 'Your saved identity token expired; your agent will renew it or ask you to verify again.',
+  };
+}
+
 export function contactSupport(reasons: string[], who: 'the identity check' | 'the merchant'): AgentInstructions {
   return {
     action: 'contact_support',

@@ -1,13 +1,16 @@
 // Every call the gate makes to the service, in one place: the merchant's API key, JSON in and out,
 // a timeout on the whole exchange (headers and body), and a result instead of a throw. What an
 // answer means for the buyer is decided by the callers; `infraReasonOf` says which answers are
-// the service failing (spec 7.2 rule 2: 429, 5xx, no answer in time).
-import type { InfraReason } from './types.ts';
+// the service failing (spec 7.2 rule 2: 429, 5xx, no answer in time). What went wrong is told to
+// the merchant's `onServiceProblem` only: a buyer's denial never carries it.
+import type { InfraReason, ServiceProblem } from './types.ts';
 
 export type ServiceAnswer =
   | { kind: 'answer'; status: number; body: any; headers: Headers }
   /** No usable answer: nothing in time (`network_timeout`), refused, reset, or not JSON (`api_error`). */
   | { kind: 'unreachable'; reason: 'network_timeout' | 'api_error'; detail: string };
+/** An answer the caller reads: what is left once `infraReasonOf` found no failure. */
+export type Answered = Extract<ServiceAnswer, { kind: 'answer' }>;
 
 export interface ServiceClientOptions {
   serviceUrl: string;
@@ -69,6 +72,25 @@ export function errorCodeOf(answer: ServiceAnswer): string | undefined {
   if (answer.kind !== 'answer') return undefined;
   const code = answer.body?.error?.code;
   return typeof code === 'string' ? code : undefined;
+}
+
+/** What the merchant's logs get of an exchange that went wrong. */
+export function problemOf(call: ServiceProblem['call'], answer: ServiceAnswer): ServiceProblem {
+  if (answer.kind === 'unreachable') return { call, detail: answer.detail };
+  const code = errorCodeOf(answer);
+  const message: unknown = answer.body?.error?.message;
+  return { call, status: answer.status, ...(code ? { code } : {}), detail: typeof message === 'string' ? message : `answered ${answer.status}` };
+}
+
+/** The merchant's `onServiceProblem`, made safe to call: its logger failing must not fail the request. */
+export function problemReporter(onServiceProblem: ((problem: ServiceProblem) => void) | undefined): (problem: ServiceProblem) => void {
+  return (problem) => {
+    try {
+      onServiceProblem?.(problem);
+    } catch {
+      // never the request's problem
+    }
+  };
 }
 
 function describe(err: unknown): string {

@@ -13,7 +13,7 @@ import { fetchAdapter, type FetchGateOptions, type FetchHandler } from './adapte
 import { createTtlCache } from './cache.ts';
 import { apiError, misconfigured, missingWalletAddress, paymentRequired, walletNotTrusted } from './denials.ts';
 import { headerValue, parseWallet, walletAddressHeader } from './headers.ts';
-import { createServiceClient, errorCodeOf, infraReasonOf } from './service-client.ts';
+import { createServiceClient, errorCodeOf, infraReasonOf, problemOf, problemReporter, type Answered } from './service-client.ts';
 import type { GateResult, RequestLike, ServiceProblem } from './types.ts';
 
 export const grades = ['A', 'B', 'C', 'D', 'F'] as const;
@@ -49,35 +49,28 @@ export function createTrustGate(options: TrustGateOptions): TrustGate {
   const minRank = grades.indexOf(options.minGrade);
   const client = createServiceClient({ serviceUrl: options.serviceUrl, apiKey: options.apiKey, timeoutMs: options.timeoutMs ?? 3000, fetch: options.fetch });
   const cache = createTtlCache<GateResult>({ ttlSeconds: options.cacheTtlSeconds ?? 300, maxEntries: options.cacheMaxEntries ?? 10_000 });
-  const problem = (p: ServiceProblem) => {
-    try {
-      options.onServiceProblem?.(p);
-    } catch {
-      // never the request's problem
-    }
-  };
+  const problem = problemReporter(options.onServiceProblem);
 
   async function judge(wallet: { address: string; network: 'evm' | 'solana' }): Promise<{ result: GateResult; lasting: boolean }> {
     const answer = await client.call('GET', `/v1/reputation/${encodeURIComponent(wallet.address)}?chain=${encodeURIComponent(chain)}`);
     const infra = infraReasonOf(answer);
     if (infra) {
-      const detail = answer.kind === 'answer' ? `reputation answered ${answer.status}${errorCodeOf(answer) ? ` ${errorCodeOf(answer)}` : ''}` : answer.detail;
-      problem({ call: 'reputation', status: answer.kind === 'answer' ? answer.status : undefined, code: errorCodeOf(answer), detail });
+      problem(problemOf('reputation', answer));
       const result: GateResult = options.failOpen
-        ? { identityStatus: 'unverified', identityMode: 'wallet', walletAddress: wallet.address, network: wallet.network, degraded: true, infraReason: infra }
-        : apiError(infra, detail);
+        ? { identityStatus: 'unverified', identityMode: 'wallet', walletAddress: wallet.address, network: wallet.network, signerChecked: false, degraded: true, infraReason: infra }
+        : apiError(infra);
       return { result, lasting: false };
     }
-    if (answer.kind !== 'answer') return { result: apiError('api_error', 'no answer'), lasting: false };
+    const answered = answer as Answered;
     let record: Record<string, unknown> | undefined;
-    if (answer.status === 200) record = answer.body;
-    else if (!(answer.status === 404 && errorCodeOf(answer) === 'unknown_address')) {
-      problem({ call: 'reputation', status: answer.status, code: errorCodeOf(answer), detail: answer.body?.error?.message ?? `answered ${answer.status}` });
-      return { result: answer.status === 402 ? paymentRequired({}, 'reputation lookups') : misconfigured(`reputation answered ${answer.status}${errorCodeOf(answer) ? ` ${errorCodeOf(answer)}` : ''}`), lasting: false };
+    if (answered.status === 200) record = answered.body;
+    else if (!(answered.status === 404 && errorCodeOf(answered) === 'unknown_address')) {
+      problem(problemOf('reputation', answered));
+      return { result: answered.status === 402 ? paymentRequired({}, 'reputation lookups') : misconfigured(), lasting: false };
     }
     const grade = record ? gradeOn(record, chain) : null;
     if (grade !== null && grades.indexOf(grade) <= minRank) {
-      return { result: { identityStatus: 'verified', identityMode: 'wallet', walletAddress: wallet.address, network: wallet.network, grade, ...(record ? { reputation: record } : {}) }, lasting: true };
+      return { result: { identityStatus: 'verified', identityMode: 'wallet', walletAddress: wallet.address, network: wallet.network, signerChecked: false, grade, ...(record ? { reputation: record } : {}) }, lasting: true };
     }
     return { result: walletNotTrusted(['grade_below_threshold'], {}, { grade, min_grade: options.minGrade, chain }), lasting: true };
   }

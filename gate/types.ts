@@ -49,6 +49,14 @@ export interface GatePass {
   /** The trust gate: the reputation record (spec 2.7) and the grade it judged. */
   reputation?: Record<string, unknown>;
   grade?: string | null;
+  /**
+   * Assess was given the payment's signer and the pass rests on it (spec 2.4.2: screened, and in
+   * wallet mode the same person as the claimed wallet). False: no signer was checked (no payment
+   * yet, `payment: false`, an operator token on a rail without a wallet signature, a degraded or
+   * anonymous pass). A wallet-mode pass with false says who owns the claimed wallet, not that the
+   * caller controls it (spec 5.4): not proof of identity on its own.
+   */
+  signerChecked: boolean;
   /** Fail-open: the service did not answer, the buyer passed unchecked. */
   degraded?: true;
   infraReason?: InfraReason;
@@ -56,18 +64,21 @@ export interface GatePass {
   denial?: GateDenial;
 }
 
-export type DenialCode =
-  | 'missing_identity'
-  | 'identity_verification_required'
-  | 'token_expired'
-  | 'invalid_credential'
-  | 'wallet_signer_mismatch'
-  | 'wallet_auth_requires_wallet_signing'
-  | 'wallet_not_trusted'
-  | 'compliance_denied'
-  | 'payment_required'
-  | 'api_error'
-  | 'missing_wallet_address';
+/** The codes a denial may carry (CONTRACT.md's table); the buyer-agent client reads these and no other. */
+export const denialCodes = [
+  'missing_identity',
+  'identity_verification_required',
+  'token_expired',
+  'invalid_credential',
+  'wallet_signer_mismatch',
+  'wallet_auth_requires_wallet_signing',
+  'wallet_not_trusted',
+  'compliance_denied',
+  'payment_required',
+  'api_error',
+  'missing_wallet_address',
+] as const;
+export type DenialCode = (typeof denialCodes)[number];
 
 export interface AgentInstructions {
   action: string;
@@ -98,6 +109,8 @@ export interface Evaluator {
   evaluate(request: RequestLike, payment?: Payment): Promise<GateResult>;
   /** Wallet capture after a successful payment (fire and forget); the trust gate has none. */
   capture?(pass: GatePass, payment: Payment): void;
+  /** Rule 3's fields the adapters add to a JSON 402 answered after a pass; the trust gate (no signer check) has none. */
+  identityModeFields?(pass: GatePass): Record<string, unknown>;
 }
 
 /** What the gate reports of a service call that went wrong (for the merchant's logs). */

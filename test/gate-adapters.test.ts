@@ -24,7 +24,7 @@ import {
   type Policy,
 } from 'wallet-reputation/gate';
 import { call } from './helpers/identity.ts';
-import { countingFetch, freshWallet, gateService, operatorLogin, serveFetchHandler, silentServer, stoppedServiceUrl } from './helpers/gate.ts';
+import { captureWallet, countingFetch, freshWallet, gateService, operatorLogin, serveFetchHandler, silentServer, stoppedServiceUrl } from './helpers/gate.ts';
 
 const policy: Policy = { require_kyc: true, require_sanctions_clear: true, min_age: 21, allowed_jurisdictions: ['US'] };
 const usdcBaseSepolia = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
@@ -145,6 +145,26 @@ describe('the gate in front of Koa, Express and the Fetch API', () => {
       expect(counter.count('/v1/credentials/wallets')).toBe(1);
     });
 
+    it('a 402 the handler answers after a wallet-mode pass carries rule 3\'s fields at the top of its JSON body', async () => {
+      const wallet = freshWallet();
+      await captureWallet(service, token, wallet);
+      const shop = await merchant(kind, gateFor().gate);
+      const lower = wallet.toLowerCase();
+      const unpaid = await get(`${shop.url}/report?status=402`, { 'X-Wallet-Address': wallet });
+      expect(unpaid.status).toBe(402);
+      expect(unpaid.body).toMatchObject({
+        identity_mode: 'wallet',
+        required_signer: lower,
+        // The token's person: every wallet captured for it so far, this one among them.
+        linked_wallets: expect.arrayContaining([lower]),
+        signer_constraint: expect.stringContaining(lower),
+        identity: { identityStatus: 'verified', identityMode: 'wallet', signerChecked: false },
+      });
+      // Any other status is the handler's answer as it is.
+      const ok = await get(`${shop.url}/report`, { 'X-Wallet-Address': wallet });
+      expect([ok.status, ok.body.required_signer]).toEqual([200, undefined]);
+    });
+
     it('captures nothing after a non-2xx answer, or with captureAfter false', async () => {
       const { gate, counter } = gateFor();
       const shop = await merchant(kind, gate);
@@ -194,7 +214,7 @@ describe('the gate in front of Koa, Express and the Fetch API', () => {
       };
       const openShop = await merchant(kind, open.gate, { product: { shippingCountries: ['US', 'CA'] }, shipping });
       const anonymous = await get(`${openShop.url}/report`, { 'X-Ship-Country': 'ca' });
-      expect([anonymous.status, anonymous.body.identity]).toEqual([200, { identityStatus: 'anonymous', identityMode: 'none' }]);
+      expect([anonymous.status, anonymous.body.identity]).toEqual([200, { identityStatus: 'anonymous', identityMode: 'none', signerChecked: false }]);
       const abroad = await get(`${openShop.url}/report`, { 'X-Ship-Country': 'DE', 'X-Operator-Token': token });
       expect([abroad.status, abroad.body.error.code, abroad.body.error.reasons, abroad.body.error.agent_instructions.action]).toEqual([403, 'compliance_denied', ['shipping_country_restricted'], 'contact_support']);
       expect(open.counter.calls).toEqual([]);
@@ -214,16 +234,16 @@ describe('the gate in front of Koa, Express and the Fetch API', () => {
     it('hard: a denial stands, a pass is verified (a degraded one unverified)', () => {
       expect(enforce({ enforcement: 'hard' }, denial)).toBe(denial);
       expect(enforce({ enforcement: 'hard' }, pass)).toMatchObject({ identityStatus: 'verified', operatorToken: token });
-      expect(enforce({ enforcement: 'hard' }, { identityStatus: 'unverified', identityMode: 'operator_token', degraded: true, infraReason: 'api_error' })).toMatchObject({ identityStatus: 'unverified', degraded: true });
+      expect(enforce({ enforcement: 'hard' }, { identityStatus: 'unverified', identityMode: 'operator_token', signerChecked: false, degraded: true, infraReason: 'api_error' })).toMatchObject({ identityStatus: 'unverified', degraded: true });
     });
 
     it('soft: a denial becomes an unverified pass carrying it; a pass stays verified', () => {
-      expect(enforce({ enforcement: 'soft' }, denial)).toEqual({ identityStatus: 'unverified', identityMode: 'none', denial });
+      expect(enforce({ enforcement: 'soft' }, denial)).toEqual({ identityStatus: 'unverified', identityMode: 'none', signerChecked: false, denial });
       expect(enforce({ enforcement: 'soft' }, pass)).toMatchObject({ identityStatus: 'verified' });
     });
 
     it('absent: anonymous whatever the verdict', () => {
-      expect(enforce({}, denial)).toEqual({ identityStatus: 'anonymous', identityMode: 'none' });
+      expect(enforce({}, denial)).toEqual({ identityStatus: 'anonymous', identityMode: 'none', signerChecked: false });
       expect(enforce({}, pass)).toMatchObject({ identityStatus: 'anonymous', identityMode: 'operator_token' });
     });
 

@@ -104,6 +104,7 @@ describe('createTrustGate', () => {
       identityMode: 'wallet',
       walletAddress: payee,
       network: 'evm',
+      signerChecked: false,
       degraded: true,
       infraReason: 'api_error',
     });

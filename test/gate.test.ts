@@ -3,7 +3,7 @@
 // closed and fail open, the cache and the timeout. The gate is imported as a merchant imports it.
 import { describe, expect, it } from 'vitest';
 import { createAccount } from '../api/accounts.ts';
-import { createGate, isDenial, type GateDenial, type GateOptions, type GatePass, type GateResult, type Policy } from 'wallet-reputation/gate';
+import { createGate, isDenial, type GateDenial, type GateOptions, type GatePass, type GateResult, type Policy, type ServiceProblem } from 'wallet-reputation/gate';
 import { call, claimFreshWallet, clearPerson, poll, submitSandbox, type SandboxFields } from './helpers/identity.ts';
 import { answeringServer, captureWallet, countingFetch, freshWallet, gateService, listedEth, operatorLogin, silentServer, stoppedServiceUrl } from './helpers/gate.ts';
 
@@ -39,6 +39,12 @@ describe('the merchant gate against the service', () => {
   const login = (person: SandboxFields = clearPerson) => operatorLogin(service, person);
   const asToken = (token: string) => ({ headers: { 'X-Operator-Token': token } });
   const asWallet = (wallet: string) => ({ headers: { 'X-Wallet-Address': wallet } });
+  /** A gate whose onServiceProblem reports are kept. */
+  const reportingGate = (options: Partial<GateOptions> = {}) => {
+    const problems: ServiceProblem[] = [];
+    return { ...gateFor({ ...options, onServiceProblem: (p) => problems.push(p) }), problems };
+  };
+  const unavailableMessage = "the merchant's identity check is unavailable for a moment; retry in 5 to 30 s";
 
   describe('no identity header', () => {
     it('auto-session (the default): 403 identity_verification_required with a real session, whose token then passes', async () => {
@@ -144,6 +150,22 @@ describe('the merchant gate against the service', () => {
       expect(error.agent_instructions.steps[0]).toMatch(/refresh token/);
     });
 
+    it('expired, and no session to be had (assess gave none, the mint refused or unreachable): 401 token_expired with refresh_url, never a fail-open pass', async () => {
+      const expiredOnly = await answeringServer(401, 'token_expired');
+      for (const sessions of [expiredOnly, await stoppedServiceUrl()]) {
+        const { gate, problems } = reportingGate({
+          serviceUrl: expiredOnly,
+          failOpen: true,
+          fetch: countingFetch((url) => (url.pathname === '/v1/sessions' ? `${sessions}${url.pathname}` : undefined)).fetch,
+        });
+        const error = denied(await gate.evaluate(asToken('opc_expiredexpiredexpiredexpiredexpi')), 401, 'token_expired', 'switch_token_or_restart_session');
+        expect(error.refresh_url).toBe(`${expiredOnly}/v1/tokens/refresh`);
+        expect([error.verify_url, error.session_id, error.poll_secret]).toEqual([undefined, undefined, undefined]);
+        expect(error.agent_instructions.steps[0]).toMatch(/refresh_url/);
+        expect(problems.map((p) => p.call)).toEqual(['sessions']);
+      }
+    });
+
     it('unknown: 401 invalid_credential, no session', async () => {
       const { gate } = gateFor();
       const error = denied(await gate.evaluate(asToken('opc_notatokenofthisservicenotatoken00')), 401, 'invalid_credential', 'switch_token_or_restart_session');
@@ -183,6 +205,22 @@ describe('the merchant gate against the service', () => {
     });
   });
 
+  describe('signerChecked: whether the pass rests on the payment\'s signer (spec 5.4)', () => {
+    it('true only when assess was given a signer, in wallet and operator-token mode alike', async () => {
+      const token = await login();
+      const wallet = freshWallet();
+      await captureWallet(service, token, wallet);
+      const { gate } = gateFor();
+      const payment = { signer: wallet, network: 'evm' as const };
+      // Wallet mode without a payment: the wallet's owner is verified, the caller's control of it is not.
+      expect(passed(await gate.evaluate(asWallet(wallet)))).toMatchObject({ identityStatus: 'verified', identityMode: 'wallet', signerChecked: false });
+      expect(passed(await gate.evaluate(asWallet(wallet), payment)).signerChecked).toBe(true);
+      expect(passed(await gate.evaluate(asToken(token))).signerChecked).toBe(false);
+      expect(passed(await gate.evaluate(asToken(token), { signer: null, network: 'evm' })).signerChecked).toBe(false);
+      expect(passed(await gate.evaluate(asToken(token), payment)).signerChecked).toBe(true);
+    });
+  });
+
   describe('wallet_not_trusted: unfixable reasons', () => {
     it('an OFAC-listed payment signer (SDN 27307): sanctions_flagged, kept in the cache', async () => {
       const token = await login();
@@ -194,6 +232,19 @@ describe('the merchant gate against the service', () => {
       expect(counter.calls[0]!.body.signer).toEqual({ address: listedEth.toLowerCase(), network: 'evm' });
       denied(await gate.evaluate(asToken(token), payment), 403, 'wallet_not_trusted', 'contact_support');
       expect(counter.count('/v1/assess')).toBe(1);
+    });
+
+    it('in wallet mode, beside a fixable reason (an unverified wallet, a listed signer): wallet_not_trusted with the wallet-mode fields, no session', async () => {
+      const wallet = freshWallet();
+      const payment = { signer: listedEth, network: 'evm' as const };
+      const answer = await call(service.url, 'POST', '/v1/assess', { key: service.keys.pro, body: { address: wallet, policy, signer: { address: listedEth, network: 'evm' } } });
+      expect(answer.body.decision_reasons).toEqual(expect.arrayContaining(['kyc_required', 'sanctions_flagged']));
+      const { gate, counter } = gateFor();
+      const error = denied(await gate.evaluate(asWallet(wallet), payment), 403, 'wallet_not_trusted', 'contact_support');
+      const lower = wallet.toLowerCase();
+      expect(error).toMatchObject({ reasons: ['sanctions_flagged'], identity_mode: 'wallet', required_signer: lower, linked_wallets: [lower], signer_constraint: expect.stringContaining(lower) });
+      expect([error.verify_url, error.session_id, error.poll_secret]).toEqual([undefined, undefined, undefined]);
+      expect(counter.count('/v1/sessions')).toBe(0);
     });
 
     it('below the minimum age: age_insufficient; outside the allowed countries: jurisdiction_restricted', async () => {
@@ -218,15 +269,18 @@ describe('the merchant gate against the service', () => {
   describe('rule 2: the service failing', () => {
     it('stopped: fail closed 503 api_error (retry_with_backoff, Retry-After); fail open passes degraded', async () => {
       const stopped = await stoppedServiceUrl();
-      const closed = gateFor({ serviceUrl: stopped });
+      const closed = reportingGate({ serviceUrl: stopped });
       const error = denied(await closed.gate.evaluate(asToken('opc_anything')), 503, 'api_error', 'retry_with_backoff');
       expect(error.infra_reason).toBe('api_error');
+      // The buyer hears that it is unavailable; what failed goes to the merchant's log only.
+      expect(error.message).toBe(unavailableMessage);
+      expect(closed.problems[0]).toMatchObject({ call: 'assess', detail: expect.stringContaining('ECONNREFUSED') });
       expect(error.agent_instructions.backoff).toEqual({ initial_seconds: 5, max_seconds: 30, give_up_after_seconds: 300 });
       expect((await closed.gate.evaluate(asToken('opc_anything')) as GateDenial).headers?.['Retry-After']).toBe('5');
       denied(await closed.gate.evaluate({ headers: {} }), 503, 'api_error', 'retry_with_backoff');
       const open = gateFor({ serviceUrl: stopped, failOpen: true });
-      expect(passed(await open.gate.evaluate(asToken('opc_anything')))).toEqual({ identityStatus: 'unverified', identityMode: 'operator_token', operatorToken: 'opc_anything', degraded: true, infraReason: 'api_error' });
-      expect(passed(await open.gate.evaluate({ headers: {} }))).toEqual({ identityStatus: 'unverified', identityMode: 'none', degraded: true, infraReason: 'api_error' });
+      expect(passed(await open.gate.evaluate(asToken('opc_anything')))).toEqual({ identityStatus: 'unverified', identityMode: 'operator_token', operatorToken: 'opc_anything', signerChecked: false, degraded: true, infraReason: 'api_error' });
+      expect(passed(await open.gate.evaluate({ headers: {} }))).toEqual({ identityStatus: 'unverified', identityMode: 'none', signerChecked: false, degraded: true, infraReason: 'api_error' });
       // A degraded pass is never cached: each request asks again.
       await open.gate.evaluate(asToken('opc_anything'));
       expect(open.counter.count('/v1/assess')).toBe(2);
@@ -258,11 +312,39 @@ describe('the merchant gate against the service', () => {
       expect(refused.length).toBeGreaterThan(0);
       expect(results.length - refused.length).toBeGreaterThan(0);
       for (const denial of refused) {
-        expect(denied(denial, 503, 'api_error', 'contact_merchant').infra_reason).toBe('quota_exceeded');
+        expect(denied(denial, 503, 'api_error', 'contact_merchant')).toMatchObject({ infra_reason: 'quota_exceeded', message: "the merchant's identity check is over its limit with the identity service: contact the merchant" });
         expect(denial.headers?.['Retry-After']).toBeUndefined();
       }
       const open = gateFor({ serviceUrl: await answeringServer(429, 'quota_exceeded'), failOpen: true });
       expect(passed(await open.gate.evaluate(asWallet(freshWallet())))).toMatchObject({ degraded: true, infraReason: 'quota_exceeded' });
+    });
+
+    it('the service refusing the merchant\'s key: 503 api_error, contact_merchant, even with failOpen; the detail in onServiceProblem only', async () => {
+      const { gate, problems } = reportingGate({ apiKey: 'rpk_notakeyofthisservice', failOpen: true });
+      for (const request of [asWallet(freshWallet()), { headers: {} }]) {
+        const error = denied(await gate.evaluate(request), 503, 'api_error', 'contact_merchant');
+        expect(error).toMatchObject({ infra_reason: 'api_error', message: "the merchant's identity check is misconfigured: contact the merchant" });
+      }
+      expect(problems).toEqual([expect.objectContaining({ call: 'assess', status: 401 }), expect.objectContaining({ call: 'sessions', status: 401 })]);
+    });
+
+    it('sanctions_check_unavailable (the service\'s list older than its maximum age): 503 api_error, retry_with_backoff, fail open or not', async () => {
+      const wallet = freshWallet();
+      const payment = { signer: wallet, network: 'evm' as const };
+      const gates = [reportingGate({ policy: undefined }), reportingGate({ policy: undefined, failOpen: true })];
+      service.clock.offsetMs = 49 * 3_600_000;
+      try {
+        for (const { gate, problems } of gates) {
+          const result = await gate.evaluate(asWallet(wallet), payment);
+          expect(denied(result, 503, 'api_error', 'retry_with_backoff')).toMatchObject({ infra_reason: 'api_error', message: unavailableMessage });
+          expect((result as GateDenial).headers?.['Retry-After']).toBe('5');
+          expect(problems).toEqual([expect.objectContaining({ call: 'assess', detail: expect.stringContaining('sanctions_check_unavailable') })]);
+        }
+      } finally {
+        service.clock.offsetMs = 0;
+      }
+      // The outage is not kept: with the list fresh again the same request passes.
+      expect(passed(await gates[1]!.gate.evaluate(asWallet(wallet), payment)).signerChecked).toBe(true);
     });
   });
 

@@ -248,6 +248,10 @@ describe('the example merchant, end to end', () => {
   });
 
   it('the next request with X-Wallet-Address and a payment from that wallet passes', async () => {
+    // Unpaid, x402's 402 carries who must sign (rule 3), added by the gate's Express adapter.
+    const unpaid = await fetch(`${merchant.url}${paidPath}`, { headers: { 'X-Wallet-Address': payerA.address } });
+    expect(unpaid.status).toBe(402);
+    expect(await unpaid.json()).toMatchObject({ identity_mode: 'wallet', required_signer: payerA.address.toLowerCase(), linked_wallets: expect.arrayContaining([payerA.address.toLowerCase()]) });
     // The agent's keystore wallet, without the stored token (spec 5.6's last resort).
     const agent = createAgentClient({ credentialStore: store, walletAddress: payerA.address, skipStoredToken: true, fetch: paying(payerA) });
     const res = await agent.fetch(`${merchant.url}${paidPath}`);

@@ -1,9 +1,10 @@
 // Express middleware: `app.use(gate.express())` (Express 4 and 5). A pass goes on
-// `res.locals.identity` and the request goes on; a denial is answered. Once a 2xx answer has been
+// `res.locals.identity` and the request goes on; a denial is answered. A 402 sent with `res.json`
+// (as @x402/express sends its own) gets rule 3's identity-mode fields. Once a 2xx answer has been
 // sent, the payer's wallet is captured for an operator token.
 import type { Request, RequestHandler } from 'express';
 import { isDenial, type Evaluator } from '../types.ts';
-import { capturesAfter, judgeRequest, type AdapterOptions } from './request.ts';
+import { capturesAfter, judgeRequest, with402Fields, type AdapterOptions } from './request.ts';
 
 export type ExpressGateOptions = AdapterOptions<Request>;
 
@@ -15,6 +16,8 @@ export function expressAdapter(evaluator: Evaluator, options: ExpressGateOptions
         return;
       }
       res.locals.identity = result;
+      const json = res.json.bind(res);
+      res.json = ((body: unknown) => json(with402Fields(evaluator, result, res.statusCode, body) ?? body)) as typeof res.json;
       if (payment) {
         res.once('finish', () => {
           if (capturesAfter(options, payment, res.statusCode)) evaluator.capture?.(result, payment);

@@ -1,9 +1,10 @@
 // The Fetch API: `gate.fetch(handler)` wraps `(request: Request, ...rest) => Response`, which is
 // what Hono (`c.req.raw`), Next.js route handlers, Deno, Bun and workers speak. The pass is
-// `identityOf(request)` inside the handler; a denial is answered without calling it. After a 2xx
-// the payer's wallet is captured for an operator token, the response not waiting for it.
+// `identityOf(request)` inside the handler; a denial is answered without calling it. A 402 with a
+// JSON object body is answered again with rule 3's identity-mode fields added (status and headers
+// kept). After a 2xx the payer's wallet is captured for an operator token, the response not waiting for it.
 import { isDenial, type Evaluator, type GateDenial, type GatePass } from '../types.ts';
-import { capturesAfter, judgeRequest, type AdapterOptions } from './request.ts';
+import { capturesAfter, judgeRequest, with402Fields, type AdapterOptions } from './request.ts';
 
 export type FetchGateOptions = AdapterOptions<Request>;
 export type FetchHandler<A extends unknown[]> = (request: Request, ...rest: A) => Response | Promise<Response>;
@@ -22,8 +23,17 @@ export function fetchAdapter<A extends unknown[]>(evaluator: Evaluator, handler:
     identities.set(request, result);
     const response = await handler(request, ...rest);
     if (capturesAfter(options, payment, response.status)) evaluator.capture?.(result, payment);
-    return response;
+    return response.status === 402 ? with402Body(evaluator, result, response) : response;
   };
+}
+
+async function with402Body(evaluator: Evaluator, pass: GatePass, response: Response): Promise<Response> {
+  if (response.bodyUsed || !/json/i.test(response.headers.get('content-type') ?? '')) return response;
+  const body = with402Fields(evaluator, pass, response.status, await response.clone().json().catch(() => null));
+  if (!body) return response;
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  return new Response(JSON.stringify(body), { status: response.status, statusText: response.statusText, headers });
 }
 
 /** A denial as a Fetch API Response (JSON, its status and headers), for frameworks of your own. */

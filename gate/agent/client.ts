@@ -17,6 +17,9 @@
 import qrcode from 'qrcode-terminal';
 import { openCredentialStore, type CredentialStore, type StoredCredential } from './credential-store.ts';
 import { denialSession, readDenial, type Denial, type DenialSession } from './denials.ts';
+import { operatorTokenHeader, walletAddressHeader } from '../headers.ts';
+import { pollSecretHeader } from '../instructions.ts';
+import { isPlainObject } from '../json.ts';
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -71,10 +74,6 @@ export class AgentError extends Error {
     this.details = extra.details ?? null;
   }
 }
-
-export const operatorTokenHeader = 'X-Operator-Token';
-export const walletAddressHeader = 'X-Wallet-Address';
-export const pollSecretHeader = 'X-Poll-Secret';
 
 /** Backoff on 503 retry_with_backoff: 5 s, 10 s, 20 s, then 30 s each, until maxWaitMs. */
 export const backoffBaseMs = 5_000;
@@ -238,7 +237,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       if (res.status !== 200 || body === null) {
         throw new AgentError(errorCode(body) ?? 'poll_refused', `the identity service refused the poll (${res.status}${errorCode(body) ? ` ${errorCode(body)}` : ''})`, { status: res.status });
       }
-      const next = isObject(body.next_steps) ? body.next_steps : {};
+      const next = isPlainObject(body.next_steps) ? body.next_steps : {};
       const userMessage = typeof next.user_message === 'string' ? next.user_message : null;
       switch (body.status) {
         case 'pending': {
@@ -316,7 +315,16 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
           const renewed = login ? await refresh(login, prepared.merchant, state) : null;
           if (renewed) return { kind: 'token', credential: renewed };
         }
-        if ('problem' in session) throw new AgentError(denial.code, `the operator token expired and ${session.problem}`, fromDenial(denial));
+        if ('problem' in session) {
+          // No session to verify at (the gate could not mint one): the request goes again without
+          // the token, as for invalid_credential, and the gate asks for a verification itself.
+          if (identity.kind === 'token' || (identity.kind === 'caller' && identity.header === 'token')) {
+            progress('the operator token expired and could not be renewed; retrying without it');
+            const next = await probe(prepared, state, identity.kind === 'token' ? ['wallet', 'none'] : ['token', 'wallet', 'none']);
+            if (next) return next;
+          }
+          throw new AgentError(denial.code, `the operator token expired and ${session.problem}`, fromDenial(denial));
+        }
         return verify(session, prepared, state, denial);
       }
       case 'invalid_credential': {
@@ -345,7 +353,7 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       case 'missing_wallet_address': {
         const next = await probe(prepared, state, denial.code === 'missing_wallet_address' ? ['wallet'] : ['wallet', 'token', 'none']);
         if (next) return next;
-        const memory = isObject(denial.error.agent_memory) ? denial.error.agent_memory : {};
+        const memory = isPlainObject(denial.error.agent_memory) ? denial.error.agent_memory : {};
         const endpoint = typeof memory.identity_check_endpoint === 'string' ? ` (its identity service: ${memory.identity_check_endpoint})` : '';
         const needs = denial.code === 'missing_wallet_address' ? 'a wallet address (--wallet)' : 'an identity: an operator token or a wallet address';
         throw new AgentError(denial.code, `the merchant needs ${needs} and offers no verification session${endpoint}`, fromDenial(denial));
@@ -353,7 +361,9 @@ export function createAgentClient(options: AgentClientOptions): AgentClient {
       case 'api_error': {
         const infra = typeof denial.error.infra_reason === 'string' ? denial.error.infra_reason : null;
         const retry = denial.action === 'retry_with_backoff' || (denial.action === null && infra !== 'quota_exceeded');
-        if (!retry) throw new AgentError(denial.code, `${denial.message} (the merchant's identity check is over its quota: do not retry; contact the merchant)`, fromDenial(denial));
+        if (!retry) {
+          throw new AgentError(denial.code, `the merchant's identity check is misconfigured or over its quota (${denial.message}): do not retry; contact the merchant`, fromDenial(denial));
+        }
         const delay = backoffDelayMs(state.backoffAttempt);
         if (state.backoffWaitedMs + delay > maxWaitMs) {
           throw new AgentError(denial.code, `the merchant's identity check stayed unavailable (${infra ?? 'api_error'}); gave up after ${formatDuration(state.backoffWaitedMs)} of retries`, fromDenial(denial));
@@ -426,9 +436,8 @@ export function renderQr(url: string): string {
   return out;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const positive = (v: unknown): number | null => (typeof v === 'number' && v > 0 && v <= 3600 ? v : null);
-const errorCode = (body: Record<string, unknown> | null): string | null => (body && isObject(body.error) && typeof body.error.code === 'string' ? body.error.code : null);
+const errorCode = (body: Record<string, unknown> | null): string | null => (body && isPlainObject(body.error) && typeof body.error.code === 'string' ? body.error.code : null);
 
 function formatDuration(ms: number): string {
   const s = Math.round(ms / 1000);

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { isPlainObject } from '../json.ts';
 
 /** One identity service's login as the store keeps it. */
 export interface StoredCredential {
@@ -165,15 +166,15 @@ async function readStore(file: string): Promise<FileShape> {
 /** The file is checked where it enters: a record with a wrong field is refused, not half-used. */
 function validate(value: unknown, file: string): FileShape {
   const bad = (why: string) => new CredentialStoreError(`credential store ${file} is not a credential store of this client (${why}); move it away to start a new one`);
-  if (!isObject(value)) throw bad('not a JSON object');
+  if (!isPlainObject(value)) throw bad('not a JSON object');
   if (value.version !== credentialStoreVersion) throw bad(`version ${JSON.stringify(value.version)}, expected ${credentialStoreVersion}`);
   const services = value.services ?? {};
   const merchants = value.merchants ?? {};
-  if (!isObject(services)) throw bad('services is not an object');
-  if (!isObject(merchants)) throw bad('merchants is not an object');
+  if (!isPlainObject(services)) throw bad('services is not an object');
+  if (!isPlainObject(merchants)) throw bad('merchants is not an object');
   const out: FileShape = { version: 1, services: {}, merchants: {} };
   for (const [service, r] of Object.entries(services)) {
-    if (!isObject(r) || typeof r.operator_token !== 'string' || typeof r.updated_at !== 'string') throw bad(`the record of ${service}`);
+    if (!isPlainObject(r) || typeof r.operator_token !== 'string' || typeof r.updated_at !== 'string') throw bad(`the record of ${service}`);
     for (const field of ['operator_token_expires_at', 'refresh_token', 'refresh_token_expires_at'] as const) {
       if (r[field] !== null && r[field] !== undefined && typeof r[field] !== 'string') throw bad(`${field} of ${service}`);
     }
@@ -189,7 +190,6 @@ function validate(value: unknown, file: string): FileShape {
   return out;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 async function writeStore(file: string, data: FileShape): Promise<void> {
   const dir = path.dirname(file);

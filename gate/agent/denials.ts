@@ -1,21 +1,8 @@
 // The gate's denials as the client reads them (gate/CONTRACT.md, spec 7.1, 7.2), checked where
 // they enter: a 401, 403 or 503 whose JSON body has `error.code` of the contract is a denial;
 // anything else is the merchant's own answer and goes back to the caller untouched.
-
-export const denialCodes = [
-  'missing_identity',
-  'identity_verification_required',
-  'token_expired',
-  'invalid_credential',
-  'wallet_signer_mismatch',
-  'wallet_auth_requires_wallet_signing',
-  'wallet_not_trusted',
-  'compliance_denied',
-  'payment_required',
-  'api_error',
-  'missing_wallet_address',
-] as const;
-export type DenialCode = (typeof denialCodes)[number];
+import { isPlainObject } from '../json.ts';
+import { denialCodes, type DenialCode } from '../types.ts';
 
 export interface Denial {
   status: number;
@@ -41,7 +28,6 @@ export interface DenialSession {
 }
 
 const deniedStatuses = new Set([401, 403, 503]);
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /** The denial in `res` (its body read from a clone), or null when it is not one. */
@@ -54,11 +40,11 @@ export async function readDenial(res: Response): Promise<Denial | null> {
   } catch {
     return null;
   }
-  if (!isObject(body) || !isObject(body.error)) return null;
+  if (!isPlainObject(body) || !isPlainObject(body.error)) return null;
   const error = body.error;
   const code = str(error.code);
   if (code === null || !(denialCodes as readonly string[]).includes(code)) return null;
-  const instructions = isObject(error.agent_instructions) ? error.agent_instructions : {};
+  const instructions = isPlainObject(error.agent_instructions) ? error.agent_instructions : {};
   return {
     status: res.status,
     code: code as DenialCode,
@@ -92,7 +78,7 @@ export function denialSession(denial: Denial): DenialSession | { problem: string
   if (!pollMatch || !verifyMatch) return { problem: `the ${denial.code} denial's poll_url or verify_url is not a session address of an identity service` };
   const service = pollMatch[1]!.replace(/\/+$/, '');
   if (verifyMatch[1]!.replace(/\/+$/, '') !== service) return { problem: `the ${denial.code} denial's verify_url and poll_url are on different services` };
-  const instructions = isObject(e.agent_instructions) ? e.agent_instructions : {};
+  const instructions = isPlainObject(e.agent_instructions) ? e.agent_instructions : {};
   const interval = [e.poll_interval_seconds, instructions.poll_interval_seconds].find((v): v is number => typeof v === 'number' && v > 0 && v <= 300) ?? null;
   return { sessionId: str(e.session_id), verifyUrl, pollUrl, pollSecret, expiresAt: str(e.expires_at), pollIntervalSeconds: interval, service };
 }

@@ -34,14 +34,29 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd = repoRoot, i
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv, cwd = repoRoot, input?: string): { output(): CliResult; done: Promise<CliResult> } {
   const child = spawn(process.execPath, [bin, ...args], { env, cwd });
   if (input !== undefined) child.stdin.end(input);
+  return collected(child);
+}
+
+function collected(child: ChildProcess): { output(): CliResult; done: Promise<CliResult> } {
   const out: CliResult = { code: null, stdout: '', stderr: '' };
-  child.stdout.on('data', (d: Buffer) => (out.stdout += d));
-  child.stderr.on('data', (d: Buffer) => (out.stderr += d));
+  child.stdout!.on('data', (d: Buffer) => (out.stdout += d));
+  child.stderr!.on('data', (d: Buffer) => (out.stderr += d));
   const done = new Promise<CliResult>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve({ ...out, code: (out.code = code) }));
   });
   return { output: () => ({ ...out }), done };
+}
+
+/**
+ * spawnCli() on a terminal: the command runs under script(1), which gives it a pseudo-terminal, as
+ * a person at a shell would (isTTY true). Its stdout and stderr arrive together, as `stdout`.
+ */
+export function spawnCliOnTerminal(args: string[], env: NodeJS.ProcessEnv, cwd = repoRoot): { output(): CliResult; done: Promise<CliResult> } {
+  const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
+  const command = [process.execPath, bin, ...args].map(quote).join(' ');
+  // A wide terminal: the verify URL stays on one line.
+  return collected(spawn('script', ['-qefc', `stty cols 300 2>/dev/null; ${command}`, '/dev/null'], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 export interface ServeProcess {
