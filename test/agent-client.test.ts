@@ -20,10 +20,11 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from '@x402/core/http';
 import { createGate, type Gate } from 'wallet-reputation/gate';
 import { AgentError, createAgentClient, CredentialStoreError, openCredentialStore, type AgentClientOptions, type StoredCredential } from 'wallet-reputation/gate/agent';
+import { continuePolling, retryWithOperatorToken } from '../identity/guidance.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { freePort } from './helpers/free-port.ts';
 import { cliEnv, runCli, spawnCli, spawnCliOnTerminal } from './helpers/cli.ts';
-import { clearPerson, sdnTinyCsv, submitSandbox, verifiedLogin, type SandboxFields } from './helpers/identity.ts';
+import { clearPerson, poll, sdnTinyCsv, submitSandbox, verifiedLogin, type SandboxFields } from './helpers/identity.ts';
 
 const hour = 3_600_000;
 // Entry 29702 of the tiny SDN list: a payment signed by it is denied whoever presents it.
@@ -93,6 +94,18 @@ describe('buyer-agent client', () => {
       const payload = decodePaymentSignatureHeader(payment) as unknown as { payload: { authorization: { from: string } } };
       ctx.body = { report: 'premium weather', paid_by: payload.payload.authorization.from.toLowerCase(), identity_mode: (ctx.state.identity as { identityMode: string }).identityMode };
     };
+    /** A session denial as a merchant could write one, with the addresses given; session `sess_<id>`, poll secret `pls_<id id id>`. */
+    const sessionDenial = (code: string, message: string, verifyUrl: unknown, pollUrl: unknown, id: string) => ({
+      error: {
+        code,
+        message,
+        agent_instructions: { action: 'deliver_verify_url_and_poll', steps: [], user_message: '' },
+        verify_url: verifyUrl,
+        poll_url: pollUrl,
+        poll_secret: `pls_${id.repeat(3)}`,
+        session_id: `sess_${id}`,
+      },
+    });
     const app = new Koa();
     app.use(async (ctx, next) => {
       seen.push({ path: ctx.path, token: ctx.get('x-operator-token') || null, wallet: ctx.get('x-wallet-address') || null, ...(ctx.get('payment-signature') ? { paid: true as const } : {}) });
@@ -100,20 +113,23 @@ describe('buyer-agent client', () => {
     });
     app.use(async (ctx) => {
       if (ctx.path === '/shop') return shopGate(ctx as never, () => shop(ctx as never, async () => {}));
-      // /forged: a session denial with the addresses the test gives (?verify=, ?poll=), as a hostile merchant could write one.
+      // /forged: a session denial with the addresses the test gives (?verify=, ?poll=), as a hostile
+      // merchant could write one; with an operator token, the report (the token taken as good).
+      if (ctx.path === '/forged' && ctx.get('x-operator-token')) {
+        ctx.body = { report: 'premium weather', identity_mode: 'operator_token', wallet: null };
+        return;
+      }
       if (ctx.path === '/forged') {
         ctx.status = 403;
-        ctx.body = {
-          error: {
-            code: 'identity_verification_required',
-            message: 'verify at verify_url',
-            agent_instructions: { action: 'deliver_verify_url_and_poll', steps: [], user_message: '' },
-            verify_url: ctx.query.verify,
-            poll_url: ctx.query.poll,
-            poll_secret: 'pls_forgedforgedforged',
-            session_id: 'sess_forged',
-          },
-        };
+        ctx.body = sessionDenial('identity_verification_required', 'verify at verify_url', ctx.query.verify, ctx.query.poll, 'forged');
+        return;
+      }
+      // /every-time: token_expired, each time with a session on another identity service (?service=
+      // with /s1, /s2, … by the count of this test's requests): a merchant that never lets one through.
+      if (ctx.path === '/every-time') {
+        const base = `${ctx.query.service}/s${seen.filter((s) => s.path === '/every-time').length}`;
+        ctx.status = 401;
+        ctx.body = sessionDenial('token_expired', 'the operator token expired', `${base}/verify/sess_again`, `${base}/v1/sessions/sess_again`, 'again');
         return;
       }
       // /expired: an operator token is answered token_expired without a session (a gate that could
@@ -157,15 +173,17 @@ describe('buyer-agent client', () => {
 
   /**
    * A client whose sleeps are recorded and return at once; the first sleep after a verify URL was
-   * shown completes the sandbox page as `person`, so the poll before it saw pending.
+   * shown completes the sandbox page as `person` (or runs `onPage` with the URL), so the poll before
+   * it saw pending.
    */
-  function agent(credentialStore: string, options: Partial<AgentClientOptions> & { person?: SandboxFields } = {}) {
+  function agent(credentialStore: string, options: Partial<AgentClientOptions> & { person?: SandboxFields; onPage?: (verifyUrl: string) => Promise<void> } = {}) {
     const shown: { url: string; qr: string }[] = [];
     const lines: string[] = [];
     const slept: number[] = [];
     const answers: string[] = [];
     let toComplete: string | null = null;
-    const { person, ...rest } = options;
+    const { person, onPage, ...rest } = options;
+    const visit = onPage ?? (person ? async (url: string) => expect((await submitSandbox(url, person)).status).toBe(303) : null);
     const client = createAgentClient({
       credentialStore,
       onVerifyUrl: (url, qr) => {
@@ -179,10 +197,10 @@ describe('buyer-agent client', () => {
         slept.push(ms);
         // A client that polls on and on is a failure here, not a hang.
         if (slept.length > 20) throw new Error(`the client waited ${slept.length} times: ${lines.at(-1)}`);
-        if (toComplete !== null && person) {
+        if (toComplete !== null && visit) {
           const url = toComplete;
           toComplete = null;
-          expect((await submitSandbox(url, person)).status).toBe(303);
+          await visit(url);
         }
       },
       // Every answer that is not a 200, as the client received it (the denials with their poll secrets).
@@ -215,6 +233,14 @@ describe('buyer-agent client', () => {
     const file = newStore();
     await openCredentialStore(file).put(credential);
     return file;
+  }
+
+  /** The client showed one verify URL, saw pending once, then stopped: no further poll, no retry of /paid, no store written. */
+  function expectStoppedAfterOnePoll(a: ReturnType<typeof agent>, store: string): void {
+    expect(a.shown).toHaveLength(1);
+    expect(a.slept).toEqual([5_000]);
+    expect(seenAt('/paid')).toHaveLength(1);
+    expect(existsSync(store)).toBe(false);
   }
 
   async function agentError(promise: Promise<unknown>): Promise<AgentError> {
@@ -323,6 +349,39 @@ describe('buyer-agent client', () => {
       expect((await client.fetch(`${merchant}/paid`)).status).toBe(200);
       expect(lines.some((l) => /did not succeed; the page takes another attempt until/.test(l))).toBe(true);
       expect(attempt).toBe(2);
+    });
+
+    it('failed without retry_until (the third attempt failed): stops with verification_failed, no more polls, no retry, nothing stored', async () => {
+      const store = newStore();
+      const a = agent(store, {
+        onPage: async (url) => {
+          for (let i = 0; i < 3; i++) expect((await submitSandbox(url, { outcome: 'failed' })).status).toBe(303);
+        },
+      });
+      const err = await agentError(a.client.fetch(`${merchant}/paid`));
+      expect([err.code, err.message]).toEqual(['verification_failed', 'identity verification failed and takes no more attempts; retry the request to start a new one']);
+      expect(err.details).toMatchObject({ status: 'failed', next_steps: { action: 'verification_failed' } });
+      expect(err.details!.next_steps).not.toHaveProperty('retry_until');
+      expect(err.userMessage).toMatch(/did not succeed\. Retry the merchant request/);
+      expectStoppedAfterOnePoll(a, store);
+    });
+
+    it('consumed (another poll took the token): stops with token_consumed, stores nothing and does not retry the request', async () => {
+      const store = newStore();
+      const a = agent(store, {
+        onPage: async (url) => {
+          expect((await submitSandbox(url, clearPerson)).status).toBe(303);
+          // Someone else with the poll secret polls first and takes the token.
+          const { error } = JSON.parse(a.answers[0]!);
+          expect((await poll(error.poll_url, error.poll_secret, { 'X-Forwarded-For': `192.0.2.${++logins}` })).body.status).toBe('verified');
+        },
+      });
+      const err = await agentError(a.client.fetch(`${merchant}/paid`));
+      expect(err.code).toBe('token_consumed');
+      expect(err.message).toMatch(/already delivered to another poll; it is not in this credential store/);
+      expect(err.details).toMatchObject({ status: 'consumed', next_steps: { action: 'use_stored_operator_token' } });
+      expect(err.userMessage).toMatch(/already delivered/);
+      expectStoppedAfterOnePoll(a, store);
     });
   });
 
@@ -574,6 +633,114 @@ describe('buyer-agent client', () => {
     });
   });
 
+  describe('polling an identity service of the test\'s own', () => {
+    // "The identity service" here: a small server answering the session poll from `script` in order
+    // (the last answer again and again), and refresh exchanges under any /sN prefix (a service of
+    // its own per prefix). The merchant's /forged route hands out its session.
+    interface Canned {
+      status: number;
+      body: unknown;
+      headers?: Record<string, string>;
+    }
+    let service: string;
+    let script: Canned[] = [];
+    let pollSecrets: (string | null)[] = [];
+    let refreshes: string[] = [];
+    const pollPath = '/v1/sessions/sess_canned';
+    const forged = () => `${merchant}/forged?verify=${encodeURIComponent(`${service}/verify/sess_canned`)}&poll=${encodeURIComponent(`${service}${pollPath}`)}`;
+    const pending = (retryAfterSeconds: number): Canned => ({ status: 200, body: { session_id: 'sess_canned', status: 'pending', retry_after_seconds: retryAfterSeconds, next_steps: continuePolling() } });
+
+    beforeAll(async () => {
+      const fake = http.createServer(async (req, res) => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of req) chunks.push(chunk as Buffer);
+        const refresh = /^\/s(\d+)\/v1\/tokens\/refresh$/.exec(req.url ?? '');
+        let answer: Canned | undefined;
+        if (req.method === 'GET' && req.url === pollPath) {
+          pollSecrets.push((req.headers['x-poll-secret'] as string | undefined) ?? null);
+          answer = script.length > 1 ? script.shift() : script[0];
+        } else if (req.method === 'POST' && refresh) {
+          refreshes.push(`/s${refresh[1]} ${JSON.parse(Buffer.concat(chunks).toString()).refresh_token}`);
+          answer = { status: 200, body: { operator_token: `opc_renewed${refresh[1]}`, expires_at: new Date(clock + hour).toISOString(), refresh_token: `prt_renewed${refresh[1]}`, refresh_token_expires_at: new Date(clock + 24 * hour).toISOString() } };
+        }
+        answer ??= { status: 404, body: { error: { code: 'not_found', message: `no ${req.method} ${req.url} here` } } };
+        res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+        res.end(JSON.stringify(answer.body));
+      });
+      await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+      service = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+      afterAll(async () => {
+        fake.closeAllConnections();
+        await new Promise((resolve) => fake.close(resolve));
+      });
+    });
+    beforeEach(() => {
+      script = [];
+      pollSecrets = [];
+      refreshes = [];
+    });
+
+    it('the poll\'s 429 and 5xx: waits Retry-After (at least the interval) and polls again, then takes the token', async () => {
+      const store = newStore();
+      const unavailable = { error: { code: 'unavailable', message: 'try again' } };
+      script = [
+        { status: 429, body: { error: { code: 'rate_limited', message: 'slow down' } }, headers: { 'Retry-After': '12' } },
+        { status: 503, body: unavailable },
+        { status: 500, body: unavailable, headers: { 'Retry-After': '2' } },
+        pending(3),
+        {
+          status: 200,
+          body: { session_id: 'sess_canned', status: 'verified', operator_token: `opc_${'V'.repeat(32)}`, token_expires_at: new Date(clock + 24 * hour).toISOString(), refresh_token: `prt_${'V'.repeat(32)}`, refresh_token_expires_at: new Date(clock + 90 * 24 * hour).toISOString(), next_steps: retryWithOperatorToken() },
+        },
+      ];
+      const a = agent(store);
+      expect((await a.client.fetch(forged())).status).toBe(200);
+      // Retry-After 12; no Retry-After: the interval (5 s); Retry-After 2 < the interval: the interval; pending's retry_after_seconds.
+      expect(a.slept).toEqual([12_000, 5_000, 5_000, 3_000]);
+      expect(pollSecrets).toEqual(Array(5).fill('pls_forgedforgedforged'));
+      expect(a.lines.filter((l) => /answered the poll with (429|503|500); trying again in \d+ s$/.test(l))).toHaveLength(3);
+      expect(seenAt('/forged').map((s) => s.token)).toEqual([null, `opc_${'V'.repeat(32)}`]);
+      expect((await openCredentialStore(store).get(service))?.operatorToken).toBe(`opc_${'V'.repeat(32)}`);
+    });
+
+    it('a session pending for ever: polling stops after 65 minutes of the agent\'s clock with verification_expired', async () => {
+      script = [pending(600)];
+      let now = clock;
+      const slept: number[] = [];
+      const a = agent(newStore(), {
+        now: () => new Date(now),
+        sleep: async (ms) => {
+          slept.push(ms);
+          now += ms;
+        },
+      });
+      const err = await agentError(a.client.fetch(forged()));
+      expect([err.code, err.message]).toEqual(['verification_expired', 'no result after 65 min 00 s of polling (the session was to end at its expiry)']);
+      // Polls at 0, 10, …, 60 minutes; at 70 the guard stops it.
+      expect(slept).toEqual(Array(7).fill(600_000));
+      expect(pollSecrets).toHaveLength(7);
+      expect(seenAt('/forged')).toHaveLength(1);
+    });
+
+    it('a merchant answering a new denial every time: the client follows 8 and stops at the ninth', async () => {
+      // A login at each of 8 services, so every token_expired (on the next service) is renewed by a refresh there.
+      const store = newStore();
+      const credentials = openCredentialStore(store);
+      for (let i = 1; i <= 8; i++) {
+        await credentials.put({ service: `${service}/s${i}`, operatorToken: `opc_stored${i}`, operatorTokenExpiresAt: new Date(clock + hour).toISOString(), refreshToken: `prt_stored${i}`, refreshTokenExpiresAt: new Date(clock + 24 * hour).toISOString(), updatedAt: new Date(clock).toISOString() });
+      }
+      const a = agent(store);
+      const err = await agentError(a.client.fetch(`${merchant}/every-time?service=${encodeURIComponent(service)}`));
+      expect([err.code, err.status]).toEqual(['token_expired', 401]);
+      expect(err.message).toBe('gave up after 8 denials in a row; the last: the operator token expired');
+      const eight = [1, 2, 3, 4, 5, 6, 7, 8];
+      expect(refreshes).toEqual(eight.map((i) => `/s${i} prt_stored${i}`));
+      expect(seenAt('/every-time').map((s) => s.token)).toEqual([expect.stringMatching(/^opc_stored\d$/), ...eight.map((i) => `opc_renewed${i}`)]);
+      expect(a.shown).toEqual([]);
+      expect(pollSecrets).toEqual([]);
+    });
+  });
+
   describe('reputation agent (CLI)', () => {
     const env = (config: string) => cliEnv(dataDir, { XDG_CONFIG_HOME: config });
 
@@ -736,6 +903,23 @@ describe('buyer-agent client', () => {
         { token: stored.operatorToken, wallet: null },
         { token: fresh!.operatorToken, wallet: null },
       ]);
+    });
+  });
+
+  // After the refresh tokens: this moves the service's clock an hour on.
+  describe('a session that expires while polled', () => {
+    it('expired (create_new_session): stops with verification_expired and its user message; no new session, no retry of the request', async () => {
+      const store = newStore();
+      const a = agent(store, {
+        onPage: async () => {
+          clock += hour;
+        },
+      });
+      const err = await agentError(a.client.fetch(`${merchant}/paid`));
+      expect([err.code, err.message]).toEqual(['verification_expired', 'the verification session expired before it was completed; retry the request to start a new one']);
+      expect(err.details).toMatchObject({ status: 'expired', next_steps: { action: 'create_new_session' } });
+      expect(err.userMessage).toMatch(/expired\. Retry the merchant request/);
+      expectStoppedAfterOnePoll(a, store);
     });
   });
 });

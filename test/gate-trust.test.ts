@@ -7,10 +7,10 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Koa from 'koa';
-import { createTrustGate, grades, isDenial, type GateDenial, type GatePass, type Grade, type TrustGateOptions } from 'wallet-reputation/gate';
+import { createTrustGate, grades, isDenial, type GateDenial, type GatePass, type Grade, type ServiceProblem, type TrustGateOptions } from 'wallet-reputation/gate';
 import { call } from './helpers/identity.ts';
 import { cliEnv, runCli } from './helpers/cli.ts';
-import { countingFetch, freshWallet, gateService, stoppedServiceUrl } from './helpers/gate.ts';
+import { answeringServer, countingFetch, freshWallet, gateService, stoppedServiceUrl } from './helpers/gate.ts';
 import { tempDataDir } from './helpers/temp.ts';
 
 const payee = `0x${'ab'.repeat(20)}`;
@@ -108,6 +108,27 @@ describe('createTrustGate', () => {
       degraded: true,
       infraReason: 'api_error',
     });
+  });
+
+  it('the service refusing the merchant\'s key: 503 api_error, contact_merchant, even with failOpen; the detail in onServiceProblem only', async () => {
+    const problems: ServiceProblem[] = [];
+    const { gate, counter } = trustGate({ apiKey: 'rpk_notakeyofthisservice', failOpen: true, onServiceProblem: (p) => problems.push(p) });
+    for (let i = 0; i < 2; i++) {
+      const denial = (await gate.evaluate(asWallet(payee))) as GateDenial;
+      expect([denial.status, denial.body.error.code, denial.body.error.infra_reason, denial.body.error.agent_instructions.action]).toEqual([503, 'api_error', 'api_error', 'contact_merchant']);
+      expect(denial.body.error.message).toBe("the merchant's identity check is misconfigured: contact the merchant");
+    }
+    // Not kept: each request asks again.
+    expect(counter.calls).toHaveLength(2);
+    expect(problems).toEqual([expect.objectContaining({ call: 'reputation', status: 401 }), expect.objectContaining({ call: 'reputation', status: 401 })]);
+  });
+
+  it('a plan without the lookup (402 payment_required): 403 payment_required, contact_merchant, even with failOpen', async () => {
+    // Every plan of this service reads the plain record: a service that answers 402.
+    const { gate } = trustGate({ serviceUrl: await answeringServer(402, 'payment_required'), failOpen: true });
+    const denial = (await gate.evaluate(asWallet(payee))) as GateDenial;
+    expect([denial.status, denial.body.error.code, denial.body.error.agent_instructions.action]).toEqual([403, 'payment_required', 'contact_merchant']);
+    expect(denial.body.error.message).toBe("the merchant's plan with the identity service does not include reputation lookups");
   });
 
   it('refuses a minGrade that is not a grade', () => {

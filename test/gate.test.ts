@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createAccount } from '../api/accounts.ts';
 import { createGate, isDenial, type GateDenial, type GateOptions, type GatePass, type GateResult, type Policy, type ServiceProblem } from 'wallet-reputation/gate';
 import { call, claimFreshWallet, clearPerson, poll, submitSandbox, type SandboxFields } from './helpers/identity.ts';
-import { answeringServer, captureWallet, countingFetch, freshWallet, gateService, listedEth, operatorLogin, silentServer, stoppedServiceUrl } from './helpers/gate.ts';
+import { answeringServer, captureWallet, countingFetch, freshWallet, gateService, jsonServer, listedEth, operatorLogin, silentServer, stoppedServiceUrl } from './helpers/gate.ts';
 
 const policy: Policy = { require_kyc: true, require_sanctions_clear: true, min_age: 21, allowed_jurisdictions: ['US'] };
 const young: SandboxFields = { outcome: 'verified', jurisdiction: 'US', age: '18+', name: 'Evander Quill' };
@@ -251,6 +251,22 @@ describe('the merchant gate against the service', () => {
       const { gate } = gateFor();
       expect(denied(await gate.evaluate(asToken(await login(young))), 403, 'wallet_not_trusted', 'contact_support').reasons).toEqual(['age_insufficient']);
       expect(denied(await gate.evaluate(asToken(await login(german))), 403, 'wallet_not_trusted', 'contact_support').reasons).toEqual(['jurisdiction_restricted']);
+    });
+  });
+
+  describe('a deny without a reason', () => {
+    it('no decision_reasons, none, or only no_policy_applied: 403 wallet_not_trusted, unspecified, even with failOpen, not kept in the cache', async () => {
+      // The service never answers this itself: one that does.
+      for (const reasons of [undefined, [], ['no_policy_applied']]) {
+        const { gate, counter } = gateFor({ serviceUrl: await jsonServer(200, { decision: 'deny', ...(reasons ? { decision_reasons: reasons } : {}) }), failOpen: true });
+        const wallet = freshWallet();
+        for (let i = 0; i < 2; i++) {
+          const error = denied(await gate.evaluate(asWallet(wallet)), 403, 'wallet_not_trusted', 'contact_support');
+          expect(error).toMatchObject({ reasons: ['unspecified'], identity_mode: 'wallet', required_signer: wallet.toLowerCase() });
+          expect([error.verify_url, error.session_id]).toEqual([undefined, undefined]);
+        }
+        expect(counter.calls.map((c) => c.path)).toEqual(['/v1/assess', '/v1/assess']);
+      }
     });
   });
 

@@ -109,8 +109,13 @@ export async function silentServer(): Promise<{ url: string; hits: string[] }> {
 
 /** A server that answers every request with `status` and a JSON error of `code`. */
 export async function answeringServer(status: number, code: string): Promise<string> {
+  return jsonServer(status, { error: { code, message: `always ${status}` } });
+}
+
+/** A server that answers every request with `status` and `answer` as JSON. */
+export async function jsonServer(status: number, answer: unknown): Promise<string> {
   const server = http.createServer((_req, res) => {
-    const body = JSON.stringify({ error: { code, message: `always ${status}` } });
+    const body = JSON.stringify(answer);
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   });
