@@ -19,7 +19,6 @@ import type { NewOperator } from './operators.ts';
 import { operatorTokenTtlSeconds, type IssuedToken } from './tokens.ts';
 import type { IssuedRefresh } from './refresh.ts';
 import type { IdentityState } from './state.ts';
-import type { OpenSession, OpenSessions } from './open-sessions.ts';
 import { at, dateOf, textOf } from './store-values.ts';
 
 /** Spec 2.3: a session expires 1 hour after creation. */
@@ -79,7 +78,7 @@ export function canStart(s: Session, now: Date): boolean {
 export interface NewSession {
   accountId: string;
   purpose: SessionPurpose;
-  /** Whom a session minted for a denial is for (`wallet:<address>`, `token:<id>`); null otherwise. */
+  /** Whom a session minted for a denial is for (`wallet:<address>`, `token:<id>`), for analysis; null otherwise. */
   subject?: string | null;
   context: string | null;
   productName: string | null;
@@ -102,35 +101,6 @@ export function openAccountSession(store: Store, input: Omit<NewSession, 'purpos
     const [open] = await tx.all(sqlFile('identity/account_session_open'), [input.accountId, at(input.now), maxAttempts]);
     if (open) return lockedSession(tx, String(open.id));
     return (await insertSession(tx, { ...input, purpose: 'account', context: 'account verification', productName: null })).session;
-  });
-}
-
-/**
- * The open session of one identity at one merchant, for a denial that asks them to verify: the one
- * handed out last, from memory, while it is pending (identity/open-sessions.ts); else, in one
- * writer unit, the pending row when there is one (its poll secret replaced, so the newest secret
- * polls it, the earlier one no longer: the plain secret is not kept at rest) or a new session. So an
- * unverified buyer's every paid request neither writes a session nor waits for the writer.
- */
-export async function openSubjectSession(
-  store: Store,
-  openSessions: OpenSessions,
-  input: Omit<NewSession, 'purpose' | 'productName'> & { subject: string },
-): Promise<OpenSession> {
-  const known = openSessions.get(input.accountId, input.subject, input.now);
-  if (known) return known;
-  return store.write(async (tx) => {
-    const [row] = await tx.all(sqlFile('identity/session_open_for_subject'), [input.accountId, input.subject, at(input.now)]);
-    let open: OpenSession;
-    if (row) {
-      const pollSecret = newSecret(pollSecretPrefix);
-      await tx.run(sqlFile('identity/session_rotate_secret'), [String(row.id), sha256Hex(pollSecret)]);
-      open = { session: { ...(await lockedSession(tx, String(row.id))), pollSecretHash: sha256Hex(pollSecret) }, pollSecret };
-    } else {
-      open = await insertSession(tx, { ...input, purpose: 'agent', productName: null });
-    }
-    openSessions.remember(tx, input.accountId, input.subject, open);
-    return open;
   });
 }
 
@@ -248,7 +218,6 @@ export async function recordOutcome(store: Store, state: IdentityState, id: stri
       if (seen?.seen) throw new SessionStateError(status, `event ${delivery.eventId} was already applied`);
     }
     if (status !== 'pending') throw new SessionStateError(status, `the session is ${status}, not waiting for a verification result`);
-    state.openSessions.forget(tx, id);
     // A vendor's result for an earlier attempt (its session was replaced by a retry) is stale.
     if (delivery && delivery.providerRef !== session.providerRef) throw new SessionStateError(status, 'the result is for an earlier attempt');
     if (delivery) await tx.run(sqlFile('identity/webhook_event_insert'), [delivery.provider, delivery.eventId, at(now)]);

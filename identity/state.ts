@@ -1,7 +1,6 @@
 // What the owner keeps of the identity half in memory (operators, tokens, refresh families, who
 // wallets belong to), loaded once at start and changed only inside the writer's units after that.
 import type { Store } from '../pipeline/store/store.ts';
-import { OpenSessions } from './open-sessions.ts';
 import { OperatorIndex } from './operators.ts';
 import { RefreshIndex } from './refresh.ts';
 import { TokenIndex } from './tokens.ts';
@@ -12,11 +11,9 @@ export interface IdentityState {
   tokens: TokenIndex;
   refresh: RefreshIndex;
   wallets: WalletDirectory;
-  /** The agent sessions assess handed out, open now, with their poll secrets. */
-  openSessions: OpenSessions;
 }
 
 export async function loadIdentityState(store: Store): Promise<IdentityState> {
   const [operators, tokens] = await Promise.all([OperatorIndex.load(store), TokenIndex.load(store)]);
-  return { operators, tokens, refresh: await RefreshIndex.load(store, tokens), wallets: await WalletDirectory.load(store, tokens, operators), openSessions: new OpenSessions() };
+  return { operators, tokens, refresh: await RefreshIndex.load(store, tokens), wallets: await WalletDirectory.load(store, tokens, operators) };
 }

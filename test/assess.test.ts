@@ -12,9 +12,6 @@ import { createAccount } from '../api/accounts.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { assessingServiceEnv, call, claimFreshWallet, clearPerson, poll, submitSandbox, verifiedLogin, type Answer } from './helpers/identity.ts';
 import type { Policy } from '../identity/assess/policy.ts';
-import { openSubjectSession } from '../identity/sessions.ts';
-import { OpenSessions } from '../identity/open-sessions.ts';
-import { operationalStore } from '../pipeline/store/store.ts';
 
 const day = 86_400_000;
 // Real OFAC listings: ETH addresses of SDN 27307 (address-lists-2024-09-27 with its first-seen dates).
@@ -222,45 +219,23 @@ describe('POST /v1/assess', () => {
       expect(answer.body.verification_session).toBeUndefined();
     });
 
-    it('denials of one identity at one merchant reuse its open session and secret, without a write, while it is pending', async () => {
+    it('every denial gets a session of its own: a claimed wallet never hands on another caller\'s poll secret', async () => {
       const wallet = privateKeyToAccount(generatePrivateKey()).address;
       const sessionOf = async () => (await assess({ address: wallet, policy: { require_kyc: true } })).body.verification_session;
-      const stored = async (id: string) => (await server.store.read('SELECT poll_secret_hash FROM verification_sessions WHERE id = $1', [id]))[0]!.poll_secret_hash;
-      const first = await sessionOf();
-      const hash = await stored(first.session_id);
-      const again = await Promise.all([sessionOf(), sessionOf()]);
-      for (const s of again) expect([s.session_id, s.poll_secret, s.expires_at]).toEqual([first.session_id, first.poll_secret, first.expires_at]);
-      // Answered from memory: the row (its secret's hash) was not written again.
-      expect(await stored(first.session_id)).toBe(hash);
-      expect((await poll(first.poll_url, first.poll_secret, client())).body.status).toBe('pending');
-      // Another merchant gets a session of its own.
-      const other = (await assess({ address: wallet, policy: { require_kyc: true } }, keys.starter)).body.verification_session;
-      expect(other.session_id).not.toBe(first.session_id);
-
-      // A verification result moves the session on: the next denial gets a new one (failed here;
-      // verified is the same call), and that one is reused in turn.
-      await submitSandbox(first.verify_url, { outcome: 'failed' });
-      const afterFailure = await sessionOf();
-      expect(afterFailure.session_id).not.toBe(first.session_id);
-      expect((await sessionOf()).poll_secret).toBe(afterFailure.poll_secret);
-      // Past its expiry, a new one.
-      clock += 3_600_000;
-      expect((await sessionOf()).session_id).not.toBe(afterFailure.session_id);
-    });
-
-    it('after a restart (nothing in memory) the pending row is reused with a new poll secret; the old one polls no more', async () => {
-      const merchant = await createAccount(server.store, { plan: 'pro' }, server.keys);
-      const input = { accountId: merchant.id, subject: `wallet:${privateKeyToAccount(generatePrivateKey()).address.toLowerCase()}`, context: 'assess', kycProvider: 'sandbox', now: new Date(clock) };
-      const store = operationalStore(server.store);
-      const first = await openSubjectSession(store, new OpenSessions(), input);
-      const restarted = new OpenSessions();
-      const second = await openSubjectSession(store, restarted, input);
-      expect(second.session.id).toBe(first.session.id);
-      expect(second.pollSecret).not.toBe(first.pollSecret);
-      expect(await openSubjectSession(store, restarted, input)).toBe(second);
-      const pollUrl = `${server.url}/v1/sessions/${first.session.id}`;
-      expect((await poll(pollUrl, first.pollSecret, client())).status).toBe(401);
-      expect((await poll(pollUrl, second.pollSecret, client())).body.status).toBe('pending');
+      // The buyer's own denial, then someone else naming the same wallet at the same merchant.
+      const buyer = await sessionOf();
+      const other = await sessionOf();
+      expect(other.session_id).not.toBe(buyer.session_id);
+      expect(other.poll_secret).not.toBe(buyer.poll_secret);
+      // Each secret polls its own session only; the buyer's keeps working.
+      expect((await poll(buyer.poll_url, buyer.poll_secret, client())).body.status).toBe('pending');
+      expect((await poll(buyer.poll_url, other.poll_secret, client())).status).toBe(401);
+      // The buyer verifies at their page: the token goes to their poll, and the other session stays pending.
+      await submitSandbox(buyer.verify_url, clearPerson, client());
+      expect((await poll(buyer.poll_url, buyer.poll_secret, client())).body).toMatchObject({ status: 'verified', operator_token: expect.stringMatching(/^opc_/) });
+      expect((await poll(other.poll_url, other.poll_secret, client())).body.status).toBe('pending');
+      const [row] = await server.store.read('SELECT count(*)::INTEGER AS n FROM verification_sessions WHERE subject = $1', [`wallet:${wallet.toLowerCase()}`]);
+      expect(row!.n).toBe(2);
     });
 
     it('a name the screening matched (wallet mode, unreviewed): sanctions_flagged, no verify_url', async () => {

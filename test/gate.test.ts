@@ -375,13 +375,14 @@ describe('the merchant gate against the service', () => {
       expect(counter.count('/v1/assess')).toBe(2);
     });
 
-    it('a fixable denial is not kept: each request asks assess again, which hands on the identity\'s open session', async () => {
+    it('a fixable denial is not kept: each request asks assess again and hands on a session of its own', async () => {
       const wallet = freshWallet();
       const { gate, counter } = gateFor();
       const first = denied(await gate.evaluate(asWallet(wallet)), 403, 'identity_verification_required', 'deliver_verify_url_and_poll');
       const second = denied(await gate.evaluate(asWallet(wallet)), 403, 'identity_verification_required', 'deliver_verify_url_and_poll');
-      // The service's memory of the open session answers both (identity/open-sessions.ts).
-      expect([second.session_id, second.poll_secret]).toEqual([first.session_id, first.poll_secret]);
+      // Never a session (and poll secret) handed out before: the wallet is only a claim.
+      expect(second.session_id).not.toBe(first.session_id);
+      expect(second.poll_secret).not.toBe(first.poll_secret);
       expect(counter.count('/v1/assess')).toBe(2);
     });
 

@@ -4,12 +4,12 @@
 // checks (signer.ts), a verification session for a denial verifying can fix, and the audit record.
 // What it reads is in the owner's memory, but for a wallet claimed by an account no verification
 // backs (its holder's open verification is read); the one write on its path is the session of a
-// denial verifying can fix (reused while it is open, from memory: openSubjectSession).
+// denial verifying can fix.
 import type { SanctionsLookup } from '../../pipeline/sanctions/lookup.ts';
 import type { Store } from '../../pipeline/store/store.ts';
 import { accountVerification } from '../operators.ts';
 import { accountVerificationState } from '../credentials.ts';
-import { openSubjectSession } from '../sessions.ts';
+import { createSession } from '../sessions.ts';
 import { sessionUrls } from '../session-answers.ts';
 import type { IdentityState } from '../state.ts';
 import type { WalletNetwork, WalletResolution } from '../wallets/directory.ts';
@@ -226,9 +226,11 @@ function fixtureVerification(facts: IdentityFacts, now: Date): Record<string, un
 
 // A session of the merchant's account for this identity's person to verify at (spec 4.2 rule 2:
 // a verify_url for resolvable denials; 7.1: token_expired carries one): its secrets go to the gate,
-// which hands them to the buyer agent. The identity's open session is reused (identity/open-sessions.ts).
+// which hands them to the buyer agent. Each denial gets a session of its own, never one handed out
+// before: a wallet in X-Wallet-Address is only a claim, and whoever holds an open session's poll
+// secret collects the operator token of whoever verifies at its page (docs/decisions.md, assess).
 async function mintSession(deps: AssessDeps, accountId: string, subject: string, now: Date): Promise<Record<string, unknown>> {
-  const { session, pollSecret } = await openSubjectSession(deps.store, deps.state.openSessions, { accountId, subject, context: 'assess', kycProvider: deps.kycProvider, now });
+  const { session, pollSecret } = await createSession(deps.store, { accountId, purpose: 'agent', subject, context: 'assess', productName: null, kycProvider: deps.kycProvider, now });
   const urls = sessionUrls(deps.serviceBaseUrl(), session.id);
   return { session_id: session.id, poll_secret: pollSecret, verify_url: urls.verifyUrl, poll_url: urls.pollUrl, expires_at: session.expiresAt.toISOString() };
 }
