@@ -16,8 +16,9 @@ export function expressAdapter(evaluator: Evaluator, options: ExpressGateOptions
         return;
       }
       res.locals.identity = result;
-      const json = res.json.bind(res);
-      res.json = ((body: unknown) => json(with402Fields(evaluator, result, res.statusCode, body) ?? body)) as typeof res.json;
+      const json = res.json.bind(res) as (...args: unknown[]) => typeof res;
+      // Any other arity (Express 4's deprecated res.json(status, body)) goes on untouched.
+      res.json = ((...args: unknown[]) => (args.length === 1 ? json(with402Fields(evaluator, result, res.statusCode, args[0]) ?? args[0]) : json(...args))) as typeof res.json;
       if (payment) {
         res.once('finish', () => {
           if (capturesAfter(options, payment, res.statusCode)) evaluator.capture?.(result, payment);

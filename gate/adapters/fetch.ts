@@ -28,7 +28,8 @@ export function fetchAdapter<A extends unknown[]>(evaluator: Evaluator, handler:
 }
 
 async function with402Body(evaluator: Evaluator, pass: GatePass, response: Response): Promise<Response> {
-  if (response.bodyUsed || !/json/i.test(response.headers.get('content-type') ?? '')) return response;
+  // A body already read or being read (a stream the handler handed on) is left as it is.
+  if (response.bodyUsed || response.body?.locked || !/json/i.test(response.headers.get('content-type') ?? '')) return response;
   const body = with402Fields(evaluator, pass, response.status, await response.clone().json().catch(() => null));
   if (!body) return response;
   const headers = new Headers(response.headers);
