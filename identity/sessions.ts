@@ -286,6 +286,19 @@ export async function reviewFlagged(store: Store, state: IdentityState | null, i
 }
 
 /** Flagged sessions no person has reviewed yet, oldest first, with the listing their screening matched. */
+const dayMs = 86_400_000;
+
+/**
+ * Deletes the sessions nobody completed (pending or failed) that expired more than `retentionDays`
+ * before `now`: every denial a verification could fix writes one (docs/decisions.md, assess), and
+ * most are never opened. Through the operational writer, as every session write.
+ */
+export async function pruneSessions(store: Store, retentionDays: number, now: Date): Promise<{ deleted: number; cutoff: string }> {
+  const cutoff = new Date(now.getTime() - retentionDays * dayMs);
+  const [row] = await store.writeOperational((tx) => tx.all(sqlFile('identity/sessions_prune'), [at(cutoff)]));
+  return { deleted: Number(row?.Count ?? 0), cutoff: cutoff.toISOString() };
+}
+
 export async function flaggedSessions(store: Store): Promise<Row[]> {
   return store.read(sqlFile('identity/sessions_flagged'));
 }

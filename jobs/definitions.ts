@@ -15,6 +15,8 @@ export const jobInputs = {
   export: z.object({}).strict(),
   // Deletes assess audit rows older than ASSESSMENT_RETENTION_DAYS.
   'prune-assessments': z.object({}).strict(),
+  // Deletes verification sessions nobody completed, SESSION_RETENTION_DAYS past their expiry.
+  'prune-sessions': z.object({}).strict(),
 } as const;
 
 export type JobName = keyof typeof jobInputs;
@@ -63,5 +65,6 @@ export function defaultSchedules(config: Config): Schedule[] {
       ? [{ scheduleId: 'refresh-sanctions-list', jobName: 'refresh-sanctions-list' as const, jobData: {}, everySeconds: 3600 }]
       : []),
     { scheduleId: 'prune-assessments', jobName: 'prune-assessments', jobData: {}, everySeconds: 86_400 },
+    { scheduleId: 'prune-sessions', jobName: 'prune-sessions', jobData: {}, everySeconds: 86_400 },
   ];
 }

@@ -14,6 +14,7 @@ import { fetchMetadataJob } from '../pipeline/metadata/fetch-metadata-job.ts';
 import { ListShrinkError, refreshSanctionsList } from '../pipeline/sanctions/load.ts';
 import { namesSourceFromSettings, sanctionsSourceFromSetting } from '../pipeline/sanctions/source-setting.ts';
 import { pruneAssessments } from '../identity/assess/assessments.ts';
+import { pruneSessions } from '../identity/sessions.ts';
 import { jobInputs, type JobData, type JobName } from './definitions.ts';
 import { readFileSync } from 'node:fs';
 import type { JobProgress } from './run-log.ts';
@@ -66,6 +67,7 @@ const handlers: Record<JobName, Handler> = {
   export: (deps) => exportLatestRun(deps.store, deps.config.dataDir),
   // Through the operational writer, which appends the rows (identity/assess/assessments.ts).
   'prune-assessments': (deps) => pruneAssessments(deps.store, deps.config.assessmentRetentionDays, new Date()),
+  'prune-sessions': (deps) => pruneSessions(deps.store, deps.config.sessionRetentionDays, new Date()),
 };
 
 /**

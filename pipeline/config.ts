@@ -95,6 +95,8 @@ const configSchema = z.object({
   supportEmail: z.email({ error: 'must be an email address' }).optional(),
   // Days the assess decision audit trail (`assessments`) keeps a row; the prune-assessments job deletes older ones.
   assessmentRetentionDays: z.coerce.number().int().min(1).max(3650).default(365),
+  // Days an agent session nobody completed (pending or failed) is kept past its expiry; the prune-sessions job deletes older ones.
+  sessionRetentionDays: z.coerce.number().int().min(1).max(3650).default(30),
   chains: z.record(z.string().regex(/^[a-z0-9-]+$/, 'chain names are lowercase letters, digits and -'), chainSchema).default({}),
 });
 
@@ -146,6 +148,7 @@ const envNames = {
   stripeApiBase: 'STRIPE_API_BASE',
   supportEmail: 'SUPPORT_EMAIL',
   assessmentRetentionDays: 'ASSESSMENT_RETENTION_DAYS',
+  sessionRetentionDays: 'SESSION_RETENTION_DAYS',
 } as const;
 
 type Env = Record<string, string | undefined>;
