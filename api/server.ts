@@ -30,6 +30,7 @@ import { createKycProvider } from '../identity/kyc/from-config.ts';
 import { createNameScreening } from '../identity/screening.ts';
 import { evmChainClients } from '../identity/wallets/siwe.ts';
 import { loadIdentityState, type IdentityState } from '../identity/state.ts';
+import { DeferredSessions } from '../identity/deferred-sessions.ts';
 import { AuditTrail } from '../identity/assess/audit.ts';
 
 export interface RunningServer {
@@ -105,13 +106,15 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   // Assess notes each live decision here; the rows reach the operational writer in batches, never
   // on the request's path (identity/assess/audit.ts).
   const audit = new AuditTrail({ store, log: log.child('audit'), flushIntervalMs: options.auditFlushIntervalMs });
+  const provider = createKycProvider(config);
   const identity = new IdentityService({
     // Its writes must not wait for a scoring run's transaction (a merchant captures a wallet after
     // every payment): they go to the store's operational writer.
     store: operationalStore(store),
     state: identityState,
     log: log.child('identity'),
-    provider: createKycProvider(config),
+    provider,
+    deferred: DeferredSessions.load(config.dataDir, provider.name),
     screening: createNameScreening(store),
     serviceBaseUrl: () => serviceBaseUrl,
     supportEmail: () => config.supportEmail ?? `support@${new URL(serviceBaseUrl).hostname}`,

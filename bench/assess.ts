@@ -232,7 +232,8 @@ async function measure(dataDir: string, load: LoadChild<AssessLoad>, settings: A
       // difference is the requests in flight when a phase ended).
       live_answered: liveAnswered,
       audit_records: audited!.n as number,
-      assess_sessions_minted: sessions!.n as number,
+      // A denial's session is written only once its page is used (identity/deferred-sessions.ts): 0 here.
+      assess_sessions_written: sessions!.n as number,
     };
   } finally {
     await server.close();

@@ -1,6 +1,7 @@
 // The identity half as the API and the CLI use it: one object holding its dependencies (the store,
 // the clock, the KYC provider, the name screening, the service's public address), with one method
 // per thing a route or command does. Plain functions over the store underneath; no Koa here.
+import type { DeferredSessions } from './deferred-sessions.ts';
 import type { Store } from '../pipeline/store/store.ts';
 import type { Logger } from '../pipeline/log.ts';
 import { NoAttemptsLeftError, type KycProvider, type KycResult } from './kyc/provider.ts';
@@ -51,6 +52,8 @@ export interface IdentityDeps {
   sanctionsMaxAgeSeconds: number;
   /** Where assess records its live decisions (identity/assess/audit.ts). */
   audit: AuditTrail;
+  /** A denial's sessions, written only once used (identity/deferred-sessions.ts). */
+  deferred: DeferredSessions;
   /** Assess of an unknown wallet: a minimal entry and its scoring queued (spec 3.3); never awaited. */
   indexWallet?: (address: string, refresh: boolean) => void;
   now?: () => Date;
@@ -87,7 +90,7 @@ export class IdentityService {
    * (one answer for both). The poll that finds the session verified delivers its token.
    */
   async poll(id: string, secret: string): Promise<{ body: Record<string, unknown>; session: Session } | null> {
-    const session = await authenticatePoll(this.deps.store, id, secret);
+    const session = await authenticatePoll(this.deps.store, id, secret, this.deps.deferred);
     if (!session) return null;
     const now = this.now();
     if (statusAt(session, now) !== 'verified') return { body: pollAnswer(session, now, this.deps.supportEmail()), session };
@@ -98,7 +101,7 @@ export class IdentityService {
 
   /** The session the verify page shows, with its status now; null when there is none. */
   async pageSession(id: string): Promise<{ session: Session; status: ReturnType<typeof statusAt>; now: Date } | null> {
-    const session = await readSession(this.deps.store, id);
+    const session = await readSession(this.deps.store, id, this.deps.deferred);
     if (!session) return null;
     const now = this.now();
     return { session, status: statusAt(session, now), now };
@@ -107,7 +110,7 @@ export class IdentityService {
   /** The sandbox form's result: an attempt started and its outcome recorded. */
   async submitSandboxResult(id: string, result: KycResult): Promise<Session> {
     if (this.deps.provider.flow !== 'sandbox') throw new SessionStateError('pending', 'this service does not use the sandbox provider');
-    await startAttempt(this.deps.store, id, null, this.now());
+    await startAttempt(this.deps.store, id, null, this.now(), this.deps.deferred);
     return completeVerification(this.completionDeps(), id, result, this.now());
   }
 
@@ -130,7 +133,7 @@ export class IdentityService {
         attempt: session.attempts + 1,
         mayCreate: session.attempts < maxAttempts,
       });
-      await startAttempt(this.deps.store, id, started.providerRef, this.now());
+      await startAttempt(this.deps.store, id, started.providerRef, this.now(), this.deps.deferred);
       return started.url;
     } catch (err) {
       if (err instanceof NoAttemptsLeftError) throw new SessionStateError(page.status, err.message);

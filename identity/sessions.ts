@@ -19,6 +19,7 @@ import type { NewOperator } from './operators.ts';
 import { operatorTokenTtlSeconds, type IssuedToken } from './tokens.ts';
 import type { IssuedRefresh } from './refresh.ts';
 import type { IdentityState } from './state.ts';
+import type { DeferredSession, DeferredSessions } from './deferred-sessions.ts';
 import { at, dateOf, textOf } from './store-values.ts';
 
 /** Spec 2.3: a session expires 1 hour after creation. */
@@ -78,8 +79,6 @@ export function canStart(s: Session, now: Date): boolean {
 export interface NewSession {
   accountId: string;
   purpose: SessionPurpose;
-  /** Whom a session minted for a denial is for (`wallet:<address>`, `token:<id>`), for analysis; null otherwise. */
-  subject?: string | null;
   context: string | null;
   productName: string | null;
   kycProvider: string;
@@ -118,7 +117,6 @@ async function insertSession(tx: WriteTx, input: NewSession): Promise<{ session:
     input.kycProvider,
     at(input.now),
     at(expiresAt),
-    input.subject ?? null,
   ]);
   const session: Session = {
     id,
@@ -143,17 +141,22 @@ async function insertSession(tx: WriteTx, input: NewSession): Promise<{ session:
   return { session, pollSecret };
 }
 
-export async function readSession(store: Store, id: string): Promise<Session | null> {
+/** The session `id`: its row, or, with `deferred`, a denial's session nobody has used yet (pending). */
+export async function readSession(store: Store, id: string, deferred?: DeferredSessions): Promise<Session | null> {
   const [row] = await store.read(sqlFile('identity/session_by_id'), [id]);
-  return row ? sessionOf(row) : null;
+  if (row) return sessionOf(row);
+  const unused = deferred?.open(id);
+  if (!unused) return null;
+  const [account] = await store.read(sqlFile('identity/account_display_name'), [unused.accountId]);
+  return deferredSession(unused, deferred!.kycProvider, textOf(account?.merchant_name));
 }
 
 // Compared against for an unknown session, so that it costs what a wrong secret costs.
 const absentHash = sha256Hex(newSecret(pollSecretPrefix));
 
 /** The session when `secret` is its poll secret; null for a wrong secret and an unknown session alike. */
-export async function authenticatePoll(store: Store, id: string, secret: string): Promise<Session | null> {
-  const session = await readSession(store, id);
+export async function authenticatePoll(store: Store, id: string, secret: string, deferred?: DeferredSessions): Promise<Session | null> {
+  const session = await readSession(store, id, deferred);
   const matches = secretsEqual(sha256Hex(secret), session?.pollSecretHash ?? absentHash);
   return session && matches ? session : null;
 }
@@ -242,9 +245,9 @@ export async function recordOutcome(store: Store, state: IdentityState, id: stri
  * is a new one (a failure whose result has not come in yet was an attempt too); continuing the
  * vendor's open session (a reload of its page) is the same attempt.
  */
-export async function startAttempt(store: Store, id: string, providerRef: string | null, now: Date): Promise<Session> {
+export async function startAttempt(store: Store, id: string, providerRef: string | null, now: Date, deferred?: DeferredSessions): Promise<Session> {
   return store.write(async (tx) => {
-    const session = await lockedSession(tx, id);
+    const session = await lockedSession(tx, id, deferred);
     const status = statusAt(session, now);
     if (!canStart(session, now)) {
       const why = status !== 'failed' ? `the session is ${status}` : now >= session.expiresAt ? 'this link has expired' : `no attempts left (${maxAttempts} in all)`;
@@ -290,8 +293,8 @@ const dayMs = 86_400_000;
 
 /**
  * Deletes the sessions nobody completed (pending or failed) that expired more than `retentionDays`
- * before `now`: every denial a verification could fix writes one (docs/decisions.md, assess), and
- * most are never opened. Through the operational writer, as every session write.
+ * before `now`: sessions made with POST /v1/sessions and denials' sessions whose page was opened
+ * but never finished. Through the operational writer, as every session write.
  */
 export async function pruneSessions(store: Store, retentionDays: number, now: Date): Promise<{ deleted: number; cutoff: string }> {
   const cutoff = new Date(now.getTime() - retentionDays * dayMs);
@@ -308,11 +311,51 @@ export class UnknownSessionError extends Error {
 }
 
 // The session as the writer's transaction sees it: no other write can come between this read and
-// the change that follows it.
-async function lockedSession(tx: WriteTx, id: string): Promise<Session> {
+// the change that follows it. With `deferred`, a denial's session nobody has used yet is written
+// now (its first use: a verification started on its page), as it was minted.
+async function lockedSession(tx: WriteTx, id: string, deferred?: DeferredSessions): Promise<Session> {
   const [row] = await tx.all(sqlFile('identity/session_by_id'), [id]);
-  if (!row) throw new UnknownSessionError(`no verification session ${id}`);
-  return sessionOf(row);
+  if (row) return sessionOf(row);
+  const unused = deferred?.open(id);
+  if (!unused) throw new UnknownSessionError(`no verification session ${id}`);
+  const [account] = await tx.all(sqlFile('identity/account_display_name'), [unused.accountId]);
+  const session = deferredSession(unused, deferred!.kycProvider, textOf(account?.merchant_name));
+  await tx.run(sqlFile('identity/session_insert'), [
+    session.id,
+    session.accountId,
+    session.purpose,
+    session.context,
+    session.productName,
+    session.pollSecretHash,
+    session.kycProvider,
+    at(session.createdAt),
+    at(session.expiresAt),
+  ]);
+  return session;
+}
+
+/** A denial's session as minted: pending for an hour, no attempt yet. */
+function deferredSession(unused: DeferredSession, kycProvider: string, merchantName: string | null): Session {
+  return {
+    id: unused.id,
+    accountId: unused.accountId,
+    purpose: 'agent',
+    context: 'assess',
+    productName: null,
+    merchantName,
+    pollSecretHash: sha256Hex(unused.pollSecret),
+    stored: 'pending',
+    kycProvider,
+    providerRef: null,
+    attempts: 0,
+    failureCode: null,
+    operatorId: null,
+    reviewDecision: null,
+    createdAt: unused.createdAt,
+    expiresAt: new Date(unused.createdAt.getTime() + sessionTtlMs),
+    completedAt: null,
+    consumedAt: null,
+  };
 }
 
 function sessionOf(row: Row): Session {

@@ -219,23 +219,37 @@ describe('POST /v1/assess', () => {
       expect(answer.body.verification_session).toBeUndefined();
     });
 
-    it('every denial gets a session of its own: a claimed wallet never hands on another caller\'s poll secret', async () => {
+    it('every denial gets a session of its own, written only once its page is used', async () => {
       const wallet = privateKeyToAccount(generatePrivateKey()).address;
       const sessionOf = async () => (await assess({ address: wallet, policy: { require_kyc: true } })).body.verification_session;
+      const rows = async () => Number((await server.store.read('SELECT count(*)::INTEGER AS n FROM verification_sessions'))[0]!.n);
+      const before = await rows();
       // The buyer's own denial, then someone else naming the same wallet at the same merchant.
       const buyer = await sessionOf();
       const other = await sessionOf();
       expect(other.session_id).not.toBe(buyer.session_id);
       expect(other.poll_secret).not.toBe(buyer.poll_secret);
-      // Each secret polls its own session only; the buyer's keeps working.
-      expect((await poll(buyer.poll_url, buyer.poll_secret, client())).body.status).toBe('pending');
-      expect((await poll(buyer.poll_url, other.poll_secret, client())).status).toBe(401);
-      // The buyer verifies at their page: the token goes to their poll, and the other session stays pending.
+      expect(await rows()).toBe(before);
+      // Unwritten, each polls as pending with its own secret only; a wrong secret and a forged id
+      // get the answer of an unknown session.
+      expect((await poll(buyer.poll_url, buyer.poll_secret, client())).body).toMatchObject({ status: 'pending', session_id: buyer.session_id });
+      const unknown = await poll(`${server.url}/v1/sessions/sess_nosuchsession`, buyer.poll_secret, client());
+      expect(unknown.status).toBe(401);
+      expect((await poll(buyer.poll_url, other.poll_secret, client())).body).toEqual(unknown.body);
+      const forged = `${buyer.session_id.slice(0, -2)}${buyer.session_id.endsWith('AA') ? 'AB' : 'AA'}`;
+      expect((await poll(`${server.url}/v1/sessions/${forged}`, buyer.poll_secret, client())).body).toEqual(unknown.body);
+      // The page shows the merchant; the buyer verifies there: the row is written, the token goes to
+      // the buyer's poll once, and the other session stays pending, unwritten.
+      expect(await (await fetch(buyer.verify_url, { headers: client() })).text()).toContain('Pro Shop');
       await submitSandbox(buyer.verify_url, clearPerson, client());
+      expect(await rows()).toBe(before + 1);
       expect((await poll(buyer.poll_url, buyer.poll_secret, client())).body).toMatchObject({ status: 'verified', operator_token: expect.stringMatching(/^opc_/) });
+      expect((await poll(buyer.poll_url, buyer.poll_secret, client())).body.status).toBe('consumed');
       expect((await poll(other.poll_url, other.poll_secret, client())).body.status).toBe('pending');
-      const [row] = await server.store.read('SELECT count(*)::INTEGER AS n FROM verification_sessions WHERE subject = $1', [`wallet:${wallet.toLowerCase()}`]);
-      expect(row!.n).toBe(2);
+      // An hour later the unused one is expired, still unwritten.
+      clock += 3_600_000;
+      expect((await poll(other.poll_url, other.poll_secret, client())).body.status).toBe('expired');
+      expect(await rows()).toBe(before + 1);
     });
 
     it('a name the screening matched (wallet mode, unreviewed): sanctions_flagged, no verify_url', async () => {

@@ -3,13 +3,14 @@
 // operator, checked live), what the policy says of it (identity/assess/policy.ts), the signer
 // checks (signer.ts), a verification session for a denial verifying can fix, and the audit record.
 // What it reads is in the owner's memory, but for a wallet claimed by an account no verification
-// backs (its holder's open verification is read); the one write on its path is the session of a
-// denial verifying can fix.
+// backs (its holder's open verification is read); it writes nothing on its path (a denial's session
+// is written when used, the audit record in batches).
 import type { SanctionsLookup } from '../../pipeline/sanctions/lookup.ts';
 import type { Store } from '../../pipeline/store/store.ts';
 import { accountVerification } from '../operators.ts';
 import { accountVerificationState } from '../credentials.ts';
-import { createSession } from '../sessions.ts';
+import { sessionTtlMs } from '../sessions.ts';
+import type { DeferredSessions } from '../deferred-sessions.ts';
 import { sessionUrls } from '../session-answers.ts';
 import type { IdentityState } from '../state.ts';
 import type { WalletNetwork, WalletResolution } from '../wallets/directory.ts';
@@ -38,6 +39,8 @@ export interface AssessDeps {
   sanctionsMaxAgeSeconds: number;
   kycProvider: string;
   serviceBaseUrl: () => string;
+  /** A denial's sessions, minted without a write (identity/deferred-sessions.ts). */
+  deferred: DeferredSessions;
   /** An unknown wallet gets a minimal entry and its scoring queued (spec 3.3); `refresh` rescores it. Never awaited by the answer. */
   indexWallet?: (address: string, refresh: boolean) => void;
 }
@@ -79,7 +82,7 @@ async function assessLive(deps: AssessDeps, accountId: string, request: AssessRe
         signerSanctions: null,
       });
       if (verified.kind === 'unknown') return { kind: 'invalid_credential' };
-      return { kind: 'token_expired', session: await mintSession(deps, accountId, `token:${verified.token.id}`, now) };
+      return { kind: 'token_expired', session: mintSession(deps, accountId, now) };
     }
     state.tokens.markUsed(verified.token, now);
     operatorId = verified.token.operatorId;
@@ -101,7 +104,7 @@ async function assessLive(deps: AssessDeps, accountId: string, request: AssessRe
   }
 
   const judged = await judge(deps, facts, claimed, request);
-  const session = fixableByVerifying(judged.reasons) ? await mintSession(deps, accountId, `${request.identity.kind === 'wallet' ? 'wallet' : 'token'}:${auditIdentity}`, now) : null;
+  const session = fixableByVerifying(judged.reasons) ? mintSession(deps, accountId, now) : null;
   deps.audit.record({
     assessedAt: now,
     requestId: context.requestId,
@@ -229,8 +232,9 @@ function fixtureVerification(facts: IdentityFacts, now: Date): Record<string, un
 // which hands them to the buyer agent. Each denial gets a session of its own, never one handed out
 // before: a wallet in X-Wallet-Address is only a claim, and whoever holds an open session's poll
 // secret collects the operator token of whoever verifies at its page (docs/decisions.md, assess).
-async function mintSession(deps: AssessDeps, accountId: string, subject: string, now: Date): Promise<Record<string, unknown>> {
-  const { session, pollSecret } = await createSession(deps.store, { accountId, purpose: 'agent', subject, context: 'assess', productName: null, kycProvider: deps.kycProvider, now });
-  const urls = sessionUrls(deps.serviceBaseUrl(), session.id);
-  return { session_id: session.id, poll_secret: pollSecret, verify_url: urls.verifyUrl, poll_url: urls.pollUrl, expires_at: session.expiresAt.toISOString() };
+// It is written once its page is used, not now (identity/deferred-sessions.ts).
+function mintSession(deps: AssessDeps, accountId: string, now: Date): Record<string, unknown> {
+  const { id, pollSecret } = deps.deferred.mint(accountId, now);
+  const urls = sessionUrls(deps.serviceBaseUrl(), id);
+  return { session_id: id, poll_secret: pollSecret, verify_url: urls.verifyUrl, poll_url: urls.pollUrl, expires_at: new Date(now.getTime() + sessionTtlMs).toISOString() };
 }

@@ -1,5 +1,4 @@
--- Whom an agent session minted by assess (or a gate's denial) is for: `wallet:<address>` or
--- `token:<token id>`, for analysis (how many sessions an identity's denials made, how many were
--- opened). Every denial gets a session of its own (docs/decisions.md, assess). NULL for sessions
--- made by POST /v1/sessions.
+-- Added for the sessions assess minted (`wallet:<address>` or `token:<token id>`). Those are now
+-- written only when their page is used, from an id that does not name the identity
+-- (identity/deferred-sessions.ts), so nothing sets it: NULL in every row. Kept, as applied.
 ALTER TABLE verification_sessions ADD COLUMN subject VARCHAR;
