@@ -63,14 +63,17 @@ export interface ServerOptions {
 }
 
 export async function startServer(config: Config, log: Logger, options: ServerOptions = {}): Promise<RunningServer> {
+  const provider = createKycProvider(config);
   const store = await openStore({ dataDir: config.dataDir, readConnections: config.readConnections });
   let keys: ApiKeyIndex;
   let signer: ResponseSigner;
   let identityState: IdentityState;
+  let deferred: DeferredSessions;
   try {
     keys = await loadApiKeyIndex(store);
     identityState = await loadIdentityState(store);
     signer = loadOrCreateSigningKey(config.dataDir, log);
+    deferred = DeferredSessions.load(config.dataDir, provider.name, log);
   } catch (err) {
     await store.close();
     throw err;
@@ -106,7 +109,6 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   // Assess notes each live decision here; the rows reach the operational writer in batches, never
   // on the request's path (identity/assess/audit.ts).
   const audit = new AuditTrail({ store, log: log.child('audit'), flushIntervalMs: options.auditFlushIntervalMs });
-  const provider = createKycProvider(config);
   const identity = new IdentityService({
     // Its writes must not wait for a scoring run's transaction (a merchant captures a wallet after
     // every payment): they go to the store's operational writer.
@@ -114,7 +116,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     state: identityState,
     log: log.child('identity'),
     provider,
-    deferred: DeferredSessions.load(config.dataDir, provider.name),
+    deferred,
     screening: createNameScreening(store),
     serviceBaseUrl: () => serviceBaseUrl,
     supportEmail: () => config.supportEmail ?? `support@${new URL(serviceBaseUrl).hostname}`,

@@ -4,29 +4,34 @@
 // assess), and most are never opened; a row for each was a writer unit per denial, the largest
 // cost of assess (docs/performance.md, "assess").
 //
-// So such a session is first a signed capability: its id carries the merchant's account and its
-// creation time under an HMAC with this service's session key, and its poll secret is an HMAC of
-// the id. Reading one (the verify page, a poll) needs no row: the id's MAC says this service made
-// it, and it is pending until its hour is over. The row is written when the person starts a
-// verification on its page (identity/sessions.ts startAttempt), from then on as any session.
+// So such a session is first a signed capability: its id carries the merchant's account, its
+// creation time and the SHA-256 of its poll secret under an HMAC with this service's session key.
+// The poll secret itself is random and shown once, as any session's: neither the key nor a URL
+// gives it up. Reading such a session (the verify page, a poll) needs no row: the id's MAC says
+// this service made it, and it is pending until its hour is over. The row is written when the
+// person starts a verification on its page (identity/sessions.ts startAttempt), then as any session.
 //
-// The key is DATA_DIR/session.key (random, mode 0600), made at the first start and kept: sessions
-// live an hour, across restarts. Without it, nobody can make an id or a poll secret that verifies.
+// The key is DATA_DIR/session.key (random, 0600: pipeline/secret-file.ts), made at the first start
+// and kept: sessions live an hour, across restarts. Losing it ends the unused sessions (unknown
+// then), nothing else. The id is not encrypted: the account id in it is no secret.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Logger } from '../pipeline/log.ts';
+import { newSecret, sha256Hex } from '../pipeline/secrets.ts';
+import { readOrCreateSecretFile } from '../pipeline/secret-file.ts';
 import { pollSecretPrefix } from './sessions.ts';
 
-const version = 1;
+const version = 2;
 const macBytes = 16;
-const headerBytes = 1 + 8 + 9; // version, creation time (ms), random
+const hashBytes = 32;
+const headerBytes = 1 + 8 + hashBytes; // version, creation time (ms), the poll secret's SHA-256
 
 export interface DeferredSession {
   id: string;
   accountId: string;
   createdAt: Date;
-  /** The poll secret: derived from the id with the key, so it is never stored. */
-  pollSecret: string;
+  /** Hex SHA-256 of the poll secret, as a row keeps it. */
+  pollSecretHash: string;
 }
 
 export class DeferredSessions {
@@ -36,23 +41,26 @@ export class DeferredSessions {
     readonly kycProvider: string,
   ) {}
 
-  /** The key in `dataDir`, made (0600) at the first start. */
-  static load(dataDir: string, kycProvider: string): DeferredSessions {
+  /** The key in `dataDir`, made at the first start. */
+  static load(dataDir: string, kycProvider: string, log: Logger): DeferredSessions {
     const file = path.join(dataDir, 'session.key');
-    if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
-    const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
-    if (key.length !== 32) throw new Error(`${file} is not a session key (64 hex digits)`);
-    return new DeferredSessions(key, kycProvider);
+    const { text } = readOrCreateSecretFile(file, () => randomBytes(32).toString('hex'), log, 'session key');
+    if (!/^[0-9a-f]{64}$/.test(text.trim())) {
+      throw new Error(`${file} is not a session key (64 hex digits): restore it from a backup, or remove it to make a new one (the denials' sessions not yet used then become unknown)`);
+    }
+    return new DeferredSessions(Buffer.from(text.trim(), 'hex'), kycProvider);
   }
 
-  mint(accountId: string, now: Date): DeferredSession {
+  /** A new session of `accountId` and its poll secret (the only time it is known). */
+  mint(accountId: string, now: Date): DeferredSession & { pollSecret: string } {
+    const pollSecret = newSecret(pollSecretPrefix);
     const header = Buffer.alloc(headerBytes);
     header.writeUInt8(version, 0);
     header.writeBigUInt64BE(BigInt(now.getTime()), 1);
-    randomBytes(9).copy(header, 9);
+    Buffer.from(sha256Hex(pollSecret), 'hex').copy(header, 9);
     const payload = Buffer.concat([header, Buffer.from(accountId, 'utf8')]);
-    const id = `sess_${Buffer.concat([payload, this.mac('id', payload)]).toString('base64url')}`;
-    return { id, accountId, createdAt: now, pollSecret: this.pollSecret(id) };
+    const id = `sess_${Buffer.concat([payload, this.mac(payload)]).toString('base64url')}`;
+    return { id, accountId, createdAt: now, pollSecretHash: sha256Hex(pollSecret), pollSecret };
   }
 
   /** The session `id` names when this service minted it; null for any other id. */
@@ -62,15 +70,16 @@ export class DeferredSessions {
     // base64url decoding skips what is not of its alphabet: the id must be exactly what was minted.
     if (bytes.length <= headerBytes + macBytes || bytes.toString('base64url') !== id.slice(5)) return null;
     const payload = bytes.subarray(0, bytes.length - macBytes);
-    if (payload.readUInt8(0) !== version || !timingSafeEqual(bytes.subarray(bytes.length - macBytes), this.mac('id', payload))) return null;
-    return { id, accountId: payload.subarray(headerBytes).toString('utf8'), createdAt: new Date(Number(payload.readBigUInt64BE(1))), pollSecret: this.pollSecret(id) };
+    if (payload.readUInt8(0) !== version || !timingSafeEqual(bytes.subarray(bytes.length - macBytes), this.mac(payload))) return null;
+    return {
+      id,
+      accountId: payload.subarray(headerBytes).toString('utf8'),
+      createdAt: new Date(Number(payload.readBigUInt64BE(1))),
+      pollSecretHash: payload.subarray(9, headerBytes).toString('hex'),
+    };
   }
 
-  private pollSecret(id: string): string {
-    return `${pollSecretPrefix}${this.mac('poll', Buffer.from(id, 'utf8')).toString('base64url')}`;
-  }
-
-  private mac(purpose: string, data: Buffer): Buffer {
-    return createHmac('sha256', this.key).update(`${purpose}\0`).update(data).digest().subarray(0, macBytes);
+  private mac(data: Buffer): Buffer {
+    return createHmac('sha256', this.key).update('session id\0').update(data).digest().subarray(0, macBytes);
   }
 }

@@ -247,7 +247,7 @@ export async function recordOutcome(store: Store, state: IdentityState, id: stri
  */
 export async function startAttempt(store: Store, id: string, providerRef: string | null, now: Date, deferred?: DeferredSessions): Promise<Session> {
   return store.write(async (tx) => {
-    const session = await lockedSession(tx, id, deferred);
+    const session = await lockedSession(tx, id, deferred && { sessions: deferred, now });
     const status = statusAt(session, now);
     if (!canStart(session, now)) {
       const why = status !== 'failed' ? `the session is ${status}` : now >= session.expiresAt ? 'this link has expired' : `no attempts left (${maxAttempts} in all)`;
@@ -312,14 +312,16 @@ export class UnknownSessionError extends Error {
 
 // The session as the writer's transaction sees it: no other write can come between this read and
 // the change that follows it. With `deferred`, a denial's session nobody has used yet is written
-// now (its first use: a verification started on its page), as it was minted.
-async function lockedSession(tx: WriteTx, id: string, deferred?: DeferredSessions): Promise<Session> {
+// now (its first use: a verification started on its page), as it was minted; past its hour it is
+// only read (expired: the caller refuses it, and nothing is written).
+async function lockedSession(tx: WriteTx, id: string, deferred?: { sessions: DeferredSessions; now: Date }): Promise<Session> {
   const [row] = await tx.all(sqlFile('identity/session_by_id'), [id]);
   if (row) return sessionOf(row);
-  const unused = deferred?.open(id);
+  const unused = deferred?.sessions.open(id);
   if (!unused) throw new UnknownSessionError(`no verification session ${id}`);
   const [account] = await tx.all(sqlFile('identity/account_display_name'), [unused.accountId]);
-  const session = deferredSession(unused, deferred!.kycProvider, textOf(account?.merchant_name));
+  const session = deferredSession(unused, deferred!.sessions.kycProvider, textOf(account?.merchant_name));
+  if (statusAt(session, deferred!.now) !== 'pending') return session;
   await tx.run(sqlFile('identity/session_insert'), [
     session.id,
     session.accountId,
@@ -343,7 +345,7 @@ function deferredSession(unused: DeferredSession, kycProvider: string, merchantN
     context: 'assess',
     productName: null,
     merchantName,
-    pollSecretHash: sha256Hex(unused.pollSecret),
+    pollSecretHash: unused.pollSecretHash,
     stored: 'pending',
     kycProvider,
     providerRef: null,

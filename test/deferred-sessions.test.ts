@@ -1,30 +1,35 @@
 // A denial's session as a signed capability (identity/deferred-sessions.ts): the id verifies only
 // under this service's key, which survives a restart; nothing else opens.
 import { describe, expect, it } from 'vitest';
-import { statSync, writeFileSync } from 'node:fs';
+import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DeferredSessions } from '../identity/deferred-sessions.ts';
+import { sha256Hex } from '../pipeline/secrets.ts';
 import { tempDataDir } from './helpers/temp.ts';
+import { silentLogger } from '../pipeline/log.ts';
 
 describe('deferred sessions', () => {
   const now = new Date('2026-06-01T12:00:00.123Z');
 
   it('an id opens with its account, creation time and poll secret; the key is made once (0600) and kept across restarts', () => {
     const dir = tempDataDir('deferred-key');
-    const first = DeferredSessions.load(dir, 'sandbox');
+    const first = DeferredSessions.load(dir, 'sandbox', silentLogger);
     expect(statSync(path.join(dir, 'session.key')).mode & 0o777).toBe(0o600);
-    const minted = first.mint('acc_00mx5i26pksJZj3ZfMa58x', now);
+    const { pollSecret, ...minted } = first.mint('acc_00mx5i26pksJZj3ZfMa58x', now);
     expect(minted.id).toMatch(/^sess_[A-Za-z0-9_-]+$/);
-    expect(minted.pollSecret).toMatch(/^pls_[A-Za-z0-9_-]{22}$/);
-    const restarted = DeferredSessions.load(dir, 'sandbox');
+    // The poll secret is random, not derived: the id carries only its SHA-256.
+    expect(pollSecret).toMatch(/^pls_/);
+    expect(minted.pollSecretHash).toBe(sha256Hex(pollSecret));
+    expect(minted.id).not.toContain(pollSecret.slice(4));
+    const restarted = DeferredSessions.load(dir, 'sandbox', silentLogger);
     expect(restarted.open(minted.id)).toEqual(minted);
     // Two mints at the same instant are two sessions.
     expect(first.mint('acc_00mx5i26pksJZj3ZfMa58x', now).id).not.toBe(minted.id);
   });
 
   it('opens nothing it did not mint: another key, a changed byte, a cut or padded id, a row id', () => {
-    const ours = DeferredSessions.load(tempDataDir('deferred-ours'), 'sandbox');
-    const theirs = DeferredSessions.load(tempDataDir('deferred-theirs'), 'sandbox');
+    const ours = DeferredSessions.load(tempDataDir('deferred-ours'), 'sandbox', silentLogger);
+    const theirs = DeferredSessions.load(tempDataDir('deferred-theirs'), 'sandbox', silentLogger);
     const { id } = ours.mint('acc_x', now);
     expect(theirs.open(id)).toBeNull();
     const body = id.slice(5);
@@ -39,9 +44,18 @@ describe('deferred sessions', () => {
     expect(ours.open(`x${id}`)).toBeNull();
   });
 
-  it('refuses a key file that is not a key', () => {
+  it('refuses a key file that is not a key (empty, not hex, more than the key), saying what to do; tightens a loose mode', () => {
     const dir = tempDataDir('deferred-bad');
-    writeFileSync(path.join(dir, 'session.key'), 'not hex', { mode: 0o600 });
-    expect(() => DeferredSessions.load(dir, 'sandbox')).toThrow(/session\.key is not a session key/);
+    const file = path.join(dir, 'session.key');
+    for (const text of ['', 'not hex', `${'ab'.repeat(32)}junk`]) {
+      writeFileSync(file, text, { mode: 0o600 });
+      expect(() => DeferredSessions.load(dir, 'sandbox', silentLogger)).toThrow(/session\.key is not a session key \(64 hex digits\): restore it from a backup, or remove it/);
+    }
+    writeFileSync(file, 'ab'.repeat(32));
+    chmodSync(file, 0o644);
+    const warnings: string[] = [];
+    DeferredSessions.load(dir, 'sandbox', { ...silentLogger, warn: (message: string) => warnings.push(message) } as typeof silentLogger);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(warnings).toEqual(['the session key file was readable by others; its mode is now 0600']);
   });
 });

@@ -10,12 +10,12 @@
 // 0600); the private key is never logged or served. The public key is served without a key at
 // GET /.well-known/reputation-signing-key. Integrators verify with api/security/verify-signature.ts.
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../pipeline/log.ts';
+import { readOrCreateSecretFile } from '../../pipeline/secret-file.ts';
 import { hasEntitlement, type PlanName } from '../plans.ts';
 
 export const signingKeyFileName = 'signing-key.pem';
@@ -68,38 +68,21 @@ export function createResponseSigner(privateKey: KeyObject): ResponseSigner {
 }
 
 /**
- * Reads DATA_DIR/signing-key.pem, or makes a new key pair there (written to a 0600 temporary file,
- * fsynced, then renamed into place). A key file readable by others is tightened to 0600.
+ * Reads DATA_DIR/signing-key.pem, or makes a new key pair there (pipeline/secret-file.ts: 0600,
+ * fsynced, renamed into place). A key file readable by others is tightened to 0600.
  */
 export function loadOrCreateSigningKey(dataDir: string, log: Logger): ResponseSigner {
   const file = path.join(dataDir, signingKeyFileName);
-  if (existsSync(file)) {
-    const mode = statSync(file).mode & 0o777;
-    if (mode & 0o077) {
-      chmodSync(file, 0o600);
-      log.warn('the response signing key file was readable by others; its mode is now 0600', { file, mode: mode.toString(8) });
-    }
-    let key: KeyObject;
-    try {
-      key = createPrivateKey(readFileSync(file));
-    } catch {
-      throw new Error(`${file} is not a PEM private key: restore it from a backup, or remove it to make a new signing key (clients must then fetch the new public key)`);
-    }
-    return createResponseSigner(key);
-  }
-  const { privateKey } = generateKeyPairSync('ed25519');
-  const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-  const tmp = `${file}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'wx', 0o600);
+  const makePem = () => generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+  const { text, created } = readOrCreateSecretFile(file, makePem, log, 'response signing key');
+  let key: KeyObject;
   try {
-    writeSync(fd, pem);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    key = createPrivateKey(text);
+  } catch {
+    throw new Error(`${file} is not a PEM private key: restore it from a backup, or remove it to make a new signing key (clients must then fetch the new public key)`);
   }
-  renameSync(tmp, file);
-  const signer = createResponseSigner(privateKey);
-  log.info('made a new response signing key', { keyId: signer.keyId, file });
+  const signer = createResponseSigner(key);
+  if (created) log.info('made a new response signing key', { keyId: signer.keyId, file });
   return signer;
 }
 
