@@ -11,6 +11,7 @@
 // session and changes it in one transaction, and its caller hears of it only after COMMIT. That is
 // what makes the operator token leave in exactly one poll answer, however many polls race.
 import type { Store } from '../pipeline/store/store.ts';
+import type { DuckDBValue } from '@duckdb/node-api';
 import type { WriteTx } from '../pipeline/store/group-commit.ts';
 import type { Row } from '../pipeline/store/rows.ts';
 import { sqlFile } from '../pipeline/store/sql-files.ts';
@@ -19,7 +20,7 @@ import type { NewOperator } from './operators.ts';
 import { operatorTokenTtlSeconds, type IssuedToken } from './tokens.ts';
 import type { IssuedRefresh } from './refresh.ts';
 import type { IdentityState } from './state.ts';
-import type { DeferredSession, DeferredSessions } from './deferred-sessions.ts';
+import type { DeferredSessions } from './deferred-sessions.ts';
 import { at, dateOf, textOf } from './store-values.ts';
 
 /** Spec 2.3: a session expires 1 hour after creation. */
@@ -104,51 +105,61 @@ export function openAccountSession(store: Store, input: Omit<NewSession, 'purpos
 }
 
 async function insertSession(tx: WriteTx, input: NewSession): Promise<{ session: Session; pollSecret: string }> {
-  const id = newId('sess_');
   const pollSecret = newSecret(pollSecretPrefix);
-  const expiresAt = new Date(input.now.getTime() + sessionTtlMs);
-  await tx.run(sqlFile('identity/session_insert'), [
-    id,
-    input.accountId,
-    input.purpose,
-    input.context,
-    input.productName,
-    sha256Hex(pollSecret),
-    input.kycProvider,
-    at(input.now),
-    at(expiresAt),
-  ]);
-  const session: Session = {
-    id,
-    accountId: input.accountId,
-    purpose: input.purpose,
-    context: input.context,
-    productName: input.productName,
-    merchantName: null,
-    pollSecretHash: sha256Hex(pollSecret),
+  const session = pendingSession({ ...input, id: newId('sess_'), merchantName: null, pollSecretHash: sha256Hex(pollSecret), createdAt: input.now });
+  await insertRow(tx, session);
+  return { session, pollSecret };
+}
+
+async function insertRow(tx: WriteTx, s: Session): Promise<void> {
+  await tx.run(sqlFile('identity/session_insert'), [s.id, s.accountId, s.purpose, s.context, s.productName, s.pollSecretHash, s.kycProvider, at(s.createdAt), at(s.expiresAt)]);
+}
+
+/** A new session: pending for an hour, no attempt yet. */
+function pendingSession(s: Pick<Session, 'id' | 'accountId' | 'purpose' | 'context' | 'productName' | 'merchantName' | 'pollSecretHash' | 'kycProvider' | 'createdAt'>): Session {
+  return {
+    ...s,
     stored: 'pending',
-    kycProvider: input.kycProvider,
     providerRef: null,
     attempts: 0,
     failureCode: null,
     operatorId: null,
     reviewDecision: null,
-    createdAt: input.now,
-    expiresAt,
+    expiresAt: new Date(s.createdAt.getTime() + sessionTtlMs),
     completedAt: null,
     consumedAt: null,
   };
-  return { session, pollSecret };
+}
+
+type Query = (sql: string, params: DuckDBValue[]) => Promise<Row[]>;
+
+/**
+ * The session `id` as `query` (the read pool, or the writer's transaction) sees it: its row, or,
+ * with `deferred`, a denial's session nobody has used yet, as it was minted (`written: false`).
+ */
+async function findSession(query: Query, id: string, deferred?: DeferredSessions): Promise<{ session: Session; written: boolean } | null> {
+  const [row] = await query(sqlFile('identity/session_by_id'), [id]);
+  if (row) return { session: sessionOf(row), written: true };
+  const unused = deferred?.open(id);
+  if (!unused) return null;
+  const [account] = await query(sqlFile('identity/account_display_name'), [unused.accountId]);
+  const session = pendingSession({
+    id: unused.id,
+    accountId: unused.accountId,
+    purpose: 'agent',
+    context: 'assess',
+    productName: null,
+    merchantName: textOf(account?.merchant_name),
+    pollSecretHash: unused.pollSecretHash,
+    kycProvider: deferred!.kycProvider,
+    createdAt: unused.createdAt,
+  });
+  return { session, written: false };
 }
 
 /** The session `id`: its row, or, with `deferred`, a denial's session nobody has used yet (pending). */
 export async function readSession(store: Store, id: string, deferred?: DeferredSessions): Promise<Session | null> {
-  const [row] = await store.read(sqlFile('identity/session_by_id'), [id]);
-  if (row) return sessionOf(row);
-  const unused = deferred?.open(id);
-  if (!unused) return null;
-  const [account] = await store.read(sqlFile('identity/account_display_name'), [unused.accountId]);
-  return deferredSession(unused, deferred!.kycProvider, textOf(account?.merchant_name));
+  return (await findSession((sql, params) => store.read(sql, params), id, deferred))?.session ?? null;
 }
 
 // Compared against for an unknown session, so that it costs what a wrong secret costs.
@@ -315,49 +326,10 @@ export class UnknownSessionError extends Error {
 // now (its first use: a verification started on its page), as it was minted; past its hour it is
 // only read (expired: the caller refuses it, and nothing is written).
 async function lockedSession(tx: WriteTx, id: string, deferred?: { sessions: DeferredSessions; now: Date }): Promise<Session> {
-  const [row] = await tx.all(sqlFile('identity/session_by_id'), [id]);
-  if (row) return sessionOf(row);
-  const unused = deferred?.sessions.open(id);
-  if (!unused) throw new UnknownSessionError(`no verification session ${id}`);
-  const [account] = await tx.all(sqlFile('identity/account_display_name'), [unused.accountId]);
-  const session = deferredSession(unused, deferred!.sessions.kycProvider, textOf(account?.merchant_name));
-  if (statusAt(session, deferred!.now) !== 'pending') return session;
-  await tx.run(sqlFile('identity/session_insert'), [
-    session.id,
-    session.accountId,
-    session.purpose,
-    session.context,
-    session.productName,
-    session.pollSecretHash,
-    session.kycProvider,
-    at(session.createdAt),
-    at(session.expiresAt),
-  ]);
-  return session;
-}
-
-/** A denial's session as minted: pending for an hour, no attempt yet. */
-function deferredSession(unused: DeferredSession, kycProvider: string, merchantName: string | null): Session {
-  return {
-    id: unused.id,
-    accountId: unused.accountId,
-    purpose: 'agent',
-    context: 'assess',
-    productName: null,
-    merchantName,
-    pollSecretHash: unused.pollSecretHash,
-    stored: 'pending',
-    kycProvider,
-    providerRef: null,
-    attempts: 0,
-    failureCode: null,
-    operatorId: null,
-    reviewDecision: null,
-    createdAt: unused.createdAt,
-    expiresAt: new Date(unused.createdAt.getTime() + sessionTtlMs),
-    completedAt: null,
-    consumedAt: null,
-  };
+  const found = await findSession((sql, params) => tx.all(sql, params), id, deferred?.sessions);
+  if (!found) throw new UnknownSessionError(`no verification session ${id}`);
+  if (!found.written && statusAt(found.session, deferred!.now) === 'pending') await insertRow(tx, found.session);
+  return found.session;
 }
 
 function sessionOf(row: Row): Session {
