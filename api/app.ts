@@ -1,5 +1,6 @@
 // The public API: the Koa app (request id, error rendering, then open routes and X-API-Key
-// routes), with cached lookups answered before it by the hot path (./reputation/hot-lookup.ts).
+// routes), with assess and cached lookups answered before it by hot paths (./routes/hot-assess.ts,
+// ./reputation/hot-lookup.ts).
 import type { RequestListener } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -26,6 +27,7 @@ import { enforceIpAllowlist } from './security/ip-allowlist.ts';
 import { trustProxies, type ProxyTrust } from './security/client-address.ts';
 import type { RecordCache } from './reputation/cache.ts';
 import { HotLookup } from './reputation/hot-lookup.ts';
+import { HotAssess } from './routes/hot-assess.ts';
 import { signingKeyRoutes, signResponses, type ResponseSigner } from './security/signing.ts';
 import { createSessionRoutes, pollSessionRoutes } from './routes/sessions.ts';
 import { walletClaimRoutes } from './routes/wallet-claims.ts';
@@ -64,32 +66,36 @@ export interface AppDeps {
 }
 
 /**
- * The request listener of the public API: the hot path for cached lookups when there is a record
- * cache, sharing the Koa app's key limiter and usage meter, and the Koa app for the rest.
+ * The request listener of the public API: the hot paths in front of the Koa app, sharing its key
+ * limiter and usage meter: assess (./routes/hot-assess.ts), and cached lookups when there is a
+ * record cache (./reputation/hot-lookup.ts); the Koa app for the rest.
  */
-export function createApiListener(deps: AppDeps): { listener: RequestListener; hot?: HotLookup } {
+export function createApiListener(deps: AppDeps): { listener: RequestListener; hot?: HotLookup; hotAssess: HotAssess } {
   const shared = { ...deps, keyLimiter: deps.keyLimiter ?? new RateLimiter(deps.now ?? (() => new Date())), usage: deps.usage ?? newUsageMeter(deps) };
   const koa = createApp(shared).callback();
-  if (!deps.records) return { listener: koa };
-  const hot = new HotLookup({
-    keys: deps.keys,
-    records: deps.records,
-    limiter: shared.keyLimiter,
-    usage: shared.usage,
-    now: deps.now,
-    signer: deps.signer,
-    verificationLevel: verificationLevelOf(deps),
-  });
+  const hotAssess = new HotAssess({ keys: deps.keys, limiter: shared.keyLimiter, usage: shared.usage, identity: deps.identity, log: deps.log, signer: deps.signer, handOn: koa });
+  const hot = deps.records
+    ? new HotLookup({
+        keys: deps.keys,
+        records: deps.records,
+        limiter: shared.keyLimiter,
+        usage: shared.usage,
+        now: deps.now,
+        signer: deps.signer,
+        verificationLevel: verificationLevelOf(deps),
+      })
+    : undefined;
   return {
     hot,
+    hotAssess,
     listener: (req, res) => {
       let answered: boolean;
       try {
-        answered = hot.serve(req, res);
+        answered = hotAssess.serve(req, res) || (hot?.serve(req, res) ?? false);
       } catch (err) {
         // A failure here must not take the process down: Koa answers (its error renderer, a 500
         // for whatever made the hot path throw) unless this response already started.
-        deps.log.error('hot lookup failed; handed to Koa', { path: req.url, error: String((err as Error)?.stack ?? err) });
+        deps.log.error('hot path failed; handed to Koa', { path: req.url, error: String((err as Error)?.stack ?? err) });
         answered = res.headersSent;
         if (answered) res.destroy();
       }

@@ -10,7 +10,7 @@ import { openStore, operationalStore, type Store } from '../pipeline/store/store
 import { sqlFile } from '../pipeline/store/sql-files.ts';
 import { parseAddress } from '../pipeline/address.ts';
 import { createSanctionsLookup } from '../pipeline/sanctions/lookup.ts';
-import { lookUpAddress } from './reputation/lookup.ts';
+import { isKnownAddress } from './reputation/lookup.ts';
 import { loadApiKeyIndex, type ApiKeyIndex } from './accounts.ts';
 import { createApiListener } from './app.ts';
 import { createApiServer } from './http-server.ts';
@@ -44,6 +44,8 @@ export interface RunningServer {
   records: RecordCache;
   /** How many lookups the hot path answered without Koa (read by tests and the bench). */
   hotLookups(): number;
+  /** How many assessments the hot path answered without Koa (read by tests and the bench). */
+  hotAssessments(): number;
   /** The identity half (sessions, operators, the verify page's actions). */
   identity: IdentityService;
   /** Assess's decision audit trail (buffered; written every 200 ms and at close). */
@@ -139,6 +141,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   });
   let listener: http.RequestListener | undefined;
   let hot: ReturnType<typeof createApiListener>['hot'];
+  let hotAssess: ReturnType<typeof createApiListener>['hotAssess'] | undefined;
   const api = createApiServer((req, res) => listener!(req, res));
   const adminToken = newSecret('adm_');
   // The same server as the API's: a request Node's parser refuses is answered in the API's format too.
@@ -147,7 +150,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   try {
     await listen(api, config.port, config.host);
     serviceBaseUrl = publicBaseUrlOf(config, (api.address() as AddressInfo).port);
-    ({ listener, hot } = createApiListener({
+    ({ listener, hot, hotAssess } = createApiListener({
       identity,
       store, keys, log, signupUrl: signupUrlOf(config, (api.address() as AddressInfo).port), now: options.now, usage, redisUrl: config.redisUrl, signer, records, staleAfterSeconds,
       proxy: { hops: config.trustProxyHops, ipHeader: config.proxyIpHeader },
@@ -180,6 +183,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     runs,
     records,
     hotLookups: () => hot?.answered ?? 0,
+    hotAssessments: () => hotAssess?.answered ?? 0,
     identity,
     audit,
     close: () =>
@@ -210,7 +214,7 @@ function rememberKnown(known: Set<string>, address: string): void {
  * it, so a burst of assessments of one address queues one run.
  */
 async function indexAssessedWallet(store: Store, jobs: JobRunner, address: string, refresh: boolean): Promise<void> {
-  const known = (await lookUpAddress(store, address)).kind !== 'unknown';
+  const known = await isKnownAddress(store, address);
   if (known && !refresh) return;
   if (!known) {
     const family = parseAddress(address)!.family;

@@ -72,6 +72,15 @@ export class TokenIndex {
   private readonly byFamily = new Map<string, Set<TokenRecord>>();
   // Uses not yet written to the store (last_used_at): one write per flush, not per use.
   private readonly used = new Set<TokenRecord>();
+  private revokedRevision = 0;
+
+  /**
+   * Changes whenever a token is revoked, unrevoked by a rollback, or removed: what a capture under
+   * a token counts for (identity/wallets/directory.ts) depends on nothing else here.
+   */
+  get revocations(): number {
+    return this.revokedRevision;
+  }
 
   static async load(store: Store): Promise<TokenIndex> {
     const index = new TokenIndex();
@@ -136,7 +145,11 @@ export class TokenIndex {
     if (open.length === 0) return [];
     await tx.run(sqlFile('identity/tokens_revoke'), [listValue(open.map((r) => r.id)), at(now)]);
     for (const record of open) record.revokedAt = now;
-    tx.onRollback(() => open.forEach((record) => (record.revokedAt = null)));
+    this.revokedRevision++;
+    tx.onRollback(() => {
+      open.forEach((record) => (record.revokedAt = null));
+      this.revokedRevision++;
+    });
     return open;
   }
 
@@ -191,6 +204,7 @@ export class TokenIndex {
   }
 
   private remove(hash: string, record: TokenRecord): void {
+    this.revokedRevision++;
     this.byHash.delete(hash);
     this.byId.delete(record.id);
     this.credentialsByAccount.get(record.accountId)?.delete(record);

@@ -9,6 +9,10 @@ import { silentLogger } from '../pipeline/log.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
 import { createAccount } from '../api/accounts.ts';
 import { tempDataDir } from './helpers/temp.ts';
+import { repoRoot } from './helpers/cli.ts';
+import { importFile } from '../pipeline/import/import-file.ts';
+import { isKnownAddress } from '../api/reputation/lookup.ts';
+import path from 'node:path';
 import { assessingServiceEnv, call, claimFreshWallet, clearPerson, poll, submitSandbox, verifiedLogin, type Answer } from './helpers/identity.ts';
 import type { Policy } from '../identity/assess/policy.ts';
 
@@ -156,6 +160,22 @@ describe('POST /v1/assess', () => {
       expect(answer.headers.get('x-quota-used')).toMatch(/^\d+$/);
       await expect.poll(async () => (await server.store.read('SELECT count(*)::INTEGER AS n FROM known_addresses WHERE address = $1', [wallet]))[0]!.n).toBe(1);
       await expect.poll(async () => (await call(server.url, 'GET', `/v1/reputation/${wallet}`, { key: keys.pro })).status).toBe(200);
+    });
+
+    it('a wallet with a record gets no entry and no scoring; refresh: true rescores it (spec 3.3)', async () => {
+      await importFile({ store: server.store, log: silentLogger }, { file: path.join(repoRoot, 'test/fixtures/import/transfers.csv'), kind: 'transfers', onBadRows: 'skip' });
+      await (await server.jobs.run('score', {})).done;
+      // A payee of that file, scored by the run.
+      const payee = '0x74f29ee5e3abd86b4d83a8f41eb26857e5ceef0c';
+      expect(await isKnownAddress(server.store, payee)).toBe(true);
+      expect(await isKnownAddress(server.store, privateKeyToAccount(generatePrivateKey()).address.toLowerCase())).toBe(false);
+      const count = async (sql: string) => (await server.store.read(sql, [payee]))[0]!.n;
+      const scoreRuns = () => count(`SELECT count(*)::INTEGER AS n FROM job_runs WHERE job_name = 'score' AND json_extract_string(job_data, '$.address') = $1 AND state = 'completed'`);
+      expect((await assess({ address: payee })).status).toBe(200);
+      expect((await assess({ address: payee, refresh: true })).status).toBe(200);
+      await expect.poll(scoreRuns).toBe(1);
+      // The rescoring run enters it as any `score --address` run does ('cli'); assess did not ('assess').
+      expect(await count(`SELECT count(*)::INTEGER AS n FROM known_addresses WHERE address = $1 AND source = 'assess'`)).toBe(0);
     });
 
     it('an unverified wallet under require_kyc: deny kyc_required with a verify_url whose session a person can complete', async () => {

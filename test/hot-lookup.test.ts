@@ -2,7 +2,6 @@
 // what the Koa route answers (the same headers in the same order, the same body), counts like it,
 // and hands every request that is not its common case to Koa, having counted nothing.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import http from 'node:http';
 import path from 'node:path';
 import { loadConfig } from '../pipeline/config.ts';
 import { silentLogger } from '../pipeline/log.ts';
@@ -17,17 +16,12 @@ import { importFile } from '../pipeline/import/import-file.ts';
 import type { PlanName } from '../api/plans.ts';
 import { repoRoot } from './helpers/cli.ts';
 import { tempDataDir } from './helpers/temp.ts';
+import { rawHeader, rawRequest, type RawAnswer as Answer } from './helpers/raw-answer.ts';
 
 // From test/fixtures/import/transfers.csv: each scored by the run.
 const payee = '0x74f29ee5e3abd86b4d83a8f41eb26857e5ceef0c';
 const payer = '0x55fb6e92683190f4cade79f1b676ed77b599fbed';
 
-interface Answer {
-  status: number;
-  /** Header names and values in the order sent. */
-  headers: [string, string][];
-  body: string;
-}
 
 describe('hot path of cached lookups', () => {
   const dataDir = tempDataDir('hot-lookup');
@@ -48,22 +42,9 @@ describe('hot path of cached lookups', () => {
 
   const account = (plan: PlanName) => createAccount(server.store, { plan }, server.keys);
   const tick = () => (now = new Date(now.getTime() + 1_000));
-  const get = (target: string, headers: Record<string, string>, method = 'GET') =>
-    new Promise<Answer>((resolve, reject) => {
-      const req = http.request(`${server.url}${target}`, { method, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const pairs: [string, string][] = [];
-          for (let i = 0; i < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i]!, res.rawHeaders[i + 1]!]);
-          resolve({ status: res.statusCode!, headers: pairs, body: Buffer.concat(chunks).toString() });
-        });
-      });
-      req.on('error', reject);
-      req.end();
-    });
+  const get = (target: string, headers: Record<string, string>, method = 'GET') => rawRequest(`${server.url}${target}`, { method, headers });
   const lookup = (key: string | undefined, target = `/v1/reputation/${payee}`, method = 'GET') => get(target, key === undefined ? {} : { 'X-API-Key': key }, method);
-  const header = (answer: Answer, name: string) => answer.headers.find(([n]) => n.toLowerCase() === name.toLowerCase())?.[1];
+  const header = rawHeader;
   /** `answer` of `request`, and whether the hot path (not Koa) answered it. */
   const answeredBy = async (request: () => Promise<Answer>) => {
     const before = server.hotLookups();

@@ -341,6 +341,33 @@ describe('credentials, wallet capture and refresh tokens', () => {
       // The Solana key another operator captured first stays with that operator.
       expect(server.identity.deps.state.wallets.resolve('solana', solanaWallet)?.linkedWallets).not.toContain(`0x${'1'.repeat(40)}`);
     });
+    it('keeps a group\'s resolution only until it changes: a new capture, a revoked token, a rolled-back capture', async () => {
+      const wallets = server.identity.deps.state.wallets;
+      const [kept, added, rolledBack] = ['5', '6', '7'].map((d) => `0x${d.repeat(40)}`) as [string, string, string];
+      const holder = await createAccount(server.store, { plan: 'pro', name: 'Memo Holder' }, server.keys);
+      await verifyHolder(holder.api_key);
+      const credential = async (label: string) => (await api(holder.api_key, 'POST', '/v1/credentials', { label })).body;
+      const capture = async (token: string, wallet: string) => expect((await api(accounts.merchant.api_key, 'POST', '/v1/credentials/wallets', { operator_token: token, wallet_address: wallet, network: 'evm' })).status).toBe(200);
+      const linked = () => wallets.resolve('evm', kept)?.linkedWallets ?? [];
+      const [first, second] = [await credential('memo one'), await credential('memo two')];
+      await capture(first.credential, kept);
+      expect(linked()).toContain(kept);
+      expect(linked()).not.toContain(added);
+      await capture(second.credential, added);
+      expect(linked()).toContain(added);
+      await api(holder.api_key, 'DELETE', `/v1/credentials/${second.id}`);
+      expect(linked()).not.toContain(added);
+      expect(linked()).toContain(kept);
+      const operatorId = wallets.resolve('evm', kept)!.operatorId!;
+      const undone = server.store.write(async (tx) => {
+        wallets.capture(tx, { tokenId: first.id, operatorId, network: 'evm', wallet: rolledBack, idempotencyKey: null, now: new Date(clock) });
+        expect(linked()).toContain(rolledBack);
+        throw new Error('rolled back');
+      });
+      await expect(undone).rejects.toThrow('rolled back');
+      expect(linked()).not.toContain(rolledBack);
+      expect(linked()).toContain(kept);
+    });
   });
 
   describe('POST /v1/tokens/refresh', () => {

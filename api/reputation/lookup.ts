@@ -43,6 +43,17 @@ export async function lookUpAddress(store: Store, address: string): Promise<Look
   return known?.indexed ? { kind: 'known_unscored' } : { kind: 'unknown' };
 }
 
+/**
+ * Whether the address has a record or is known to the index, without building the record as
+ * lookUpAddress does: what assess asks of a wallet before queueing its scoring.
+ */
+export async function isKnownAddress(store: Store, address: string): Promise<boolean> {
+  const [scored] = await store.read(sqlFile('serve/scored'), [address]);
+  if (scored?.scored) return true;
+  const [known] = await store.read(sqlFile('serve/indexed'), [address]);
+  return Boolean(known?.indexed);
+}
+
 export type Served =
   | ({ kind: 'record' } & CachedRecord)
   | { kind: 'known_unscored'; json: Buffer };

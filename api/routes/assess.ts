@@ -8,7 +8,7 @@ import type Router from '@koa/router';
 import bs58 from 'bs58';
 import { z } from 'zod';
 import { ApiError } from '../errors.ts';
-import { requireEntitlement } from '../middleware/entitlement.ts';
+import { requirePlanEntitlement } from '../middleware/entitlement.ts';
 import { jsonBody } from '../middleware/json-body.ts';
 import type { AuthState } from '../middleware/api-key.ts';
 import { meter } from '../usage/meter.ts';
@@ -16,7 +16,8 @@ import { takeRate } from '../usage/middleware.ts';
 import { chainName } from './query.ts';
 import type { Logger } from '../../pipeline/log.ts';
 import type { IdentityService } from '../../identity/service.ts';
-import type { AssessIdentity } from '../../identity/assess/assess.ts';
+import type { AssessIdentity, AssessRequest } from '../../identity/assess/assess.ts';
+import type { PlanName } from '../plans.ts';
 import { jurisdictionCode } from '../../identity/jurisdictions.ts';
 import type { Policy } from '../../identity/assess/policy.ts';
 import { isZeroEvmAddress } from '../../pipeline/address.ts';
@@ -60,17 +61,13 @@ export const assessRequestSchema = z
   }, { message: 'the body must be a JSON object' })
   .strict();
 
+/** The largest body assess reads (413 payload_too_large past it). */
+export const assessBodyLimit = '32kb';
+
 export function assessRoutes(router: Router<AuthState>, deps: { identity: IdentityService; log: Logger }): void {
-  router.post('/v1/assess', jsonBody('32kb', { invalid: 'invalid_request' }), async (ctx) => {
-    requireEntitlement(ctx, 'assess', 'assess');
-    const parsed = assessRequestSchema.safeParse((ctx.request as { body?: unknown }).body);
-    if (!parsed.success) throw new ApiError('invalid_request', requestProblem(parsed.error));
-    const body = parsed.data;
-    const policy = body.policy as Policy | undefined;
-    if (policy) requireEntitlement(ctx, 'custom_policies', 'a custom policy');
-    const identity = identityOf(body.address, body.operator_token);
-    const signer = body.signer ? { network: body.signer.network, address: body.signer.address === null ? null : walletOf(body.signer.address, 'signer.address', body.signer.network) } : undefined;
-    if (!body.test) {
+  router.post('/v1/assess', jsonBody(assessBodyLimit, { invalid: 'invalid_request' }), async (ctx) => {
+    const request = readAssessRequest((ctx.request as { body?: unknown }).body, ctx.state.account.plan);
+    if (!request.test) {
       await takeRate(ctx);
       try {
         await meter(ctx, 1);
@@ -80,25 +77,52 @@ export function assessRoutes(router: Router<AuthState>, deps: { identity: Identi
         throw unavailable(deps.log, ctx.state.requestId as string, err);
       }
     }
-    let outcome;
-    try {
-      outcome = await deps.identity.assess(ctx.state.account.accountId, { identity, policy, signer, refresh: body.refresh, test: body.test }, ctx.state.requestId as string);
-    } catch (err) {
-      throw unavailable(deps.log, ctx.state.requestId as string, err);
-    }
-    switch (outcome.kind) {
-      case 'invalid_test_address':
-        throw new ApiError('invalid_test_address', 'test mode takes only the reserved addresses 0x0000000000000000000000000000000000000001 to …0007');
-      case 'invalid_credential':
-        throw new ApiError('invalid_credential', 'the operator token is not one of this service: switch tokens or start a new verification');
-      case 'token_expired':
-        // It carries a session's poll secret: never cached on the way, as the answers are not.
-        throw new ApiError('token_expired', 'the operator token expired or was revoked: verify again at verify_url', outcome.session, { 'Cache-Control': 'no-store' });
-      case 'answer':
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = outcome.body;
-    }
+    const body = await answerAssess(deps, ctx.state.account.accountId, request, ctx.state.requestId as string);
+    ctx.set(answerHeaders);
+    ctx.body = body;
   });
+}
+
+/** Beside the answer: it may carry a session's poll secret, so it is never cached on the way. */
+export const answerHeaders = { 'Cache-Control': 'no-store' } as const;
+
+/**
+ * The request of an assess body for an account of `plan`: 402 payment_required without `assess`,
+ * or for a policy without `custom_policies`; the request errors of the file's head otherwise.
+ */
+export function readAssessRequest(raw: unknown, plan: PlanName): AssessRequest {
+  requirePlanEntitlement(plan, 'assess', 'assess');
+  const parsed = assessRequestSchema.safeParse(raw);
+  if (!parsed.success) throw new ApiError('invalid_request', requestProblem(parsed.error));
+  const body = parsed.data;
+  const policy = body.policy as Policy | undefined;
+  if (policy) requirePlanEntitlement(plan, 'custom_policies', 'a custom policy');
+  const identity = identityOf(body.address, body.operator_token);
+  const signer = body.signer ? { network: body.signer.network, address: body.signer.address === null ? null : walletOf(body.signer.address, 'signer.address', body.signer.network) } : undefined;
+  return { identity, policy, signer, refresh: body.refresh, test: body.test };
+}
+
+/**
+ * The identity service's answer to a counted (or test-mode) request: the body of a 200, or the
+ * ApiError of a refusal; a failure of the service is 503 api_error.
+ */
+export async function answerAssess(deps: { identity: IdentityService; log: Logger }, accountId: string, request: AssessRequest, requestId: string): Promise<Record<string, unknown>> {
+  let outcome;
+  try {
+    outcome = await deps.identity.assess(accountId, request, requestId);
+  } catch (err) {
+    throw unavailable(deps.log, requestId, err);
+  }
+  switch (outcome.kind) {
+    case 'invalid_test_address':
+      throw new ApiError('invalid_test_address', 'test mode takes only the reserved addresses 0x0000000000000000000000000000000000000001 to …0007');
+    case 'invalid_credential':
+      throw new ApiError('invalid_credential', 'the operator token is not one of this service: switch tokens or start a new verification');
+    case 'token_expired':
+      throw new ApiError('token_expired', 'the operator token expired or was revoked: verify again at verify_url', outcome.session, answerHeaders);
+    case 'answer':
+      return outcome.body;
+  }
 }
 
 // Exactly one identity (spec 4.2): neither is invalid_identity; both is a request that says two things.

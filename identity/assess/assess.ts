@@ -205,9 +205,10 @@ async function judge(deps: AssessDeps, facts: IdentityFacts, claimed: Claimed, r
  * a verification cannot lift (a listed signer, an age, a jurisdiction stay whatever the person does).
  */
 function fixableByVerifying(reasons: string[]): boolean {
-  const fixable = new Set<string>([...resolvableReasons, 'kyc_pending']);
-  return reasons.some((r) => resolvableReasons.has(r as DenyReason)) && reasons.every((r) => fixable.has(r));
+  return reasons.some((r) => resolvableReasons.has(r as DenyReason)) && reasons.every((r) => fixableReasons.has(r));
 }
+
+const fixableReasons: ReadonlySet<string> = new Set([...resolvableReasons, 'kyc_pending']);
 
 /**
  * Test mode's operator_verification: the reserved address's facts in spec 2.2's shape. A fixture has

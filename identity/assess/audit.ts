@@ -46,8 +46,22 @@ export class AuditRecordError extends Error {
  */
 export function policyHash(policy: object | undefined | null): string | null {
   if (policy === undefined || policy === null) return null;
-  return sha256Hex(canonicalJson(policy));
+  // A merchant's gate sends the same few policies on every call: each is hashed once (by its JSON
+  // as given, which is cheaper than its canonical form), in a table emptied when it fills. Long
+  // policies (long jurisdiction lists) are hashed each time, so the table stays small.
+  const given = JSON.stringify(policy);
+  if (given.length > maxRememberedPolicyLength) return sha256Hex(canonicalJson(policy));
+  let hash = policyHashes.get(given);
+  if (hash === undefined) {
+    if (policyHashes.size >= maxPolicyHashes) policyHashes.clear();
+    policyHashes.set(given, (hash = sha256Hex(canonicalJson(policy))));
+  }
+  return hash;
 }
+
+const policyHashes = new Map<string, string>();
+const maxPolicyHashes = 1_000;
+const maxRememberedPolicyLength = 512;
 
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;

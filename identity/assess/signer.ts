@@ -21,7 +21,7 @@ export interface SignerMatch {
   signer_operator: string | null;
   expected_signer?: string;
   actual_signer?: string;
-  linked_wallets?: string[];
+  linked_wallets?: readonly string[];
   /** JSON of {action, steps, user_message}, to spread into a gate's 403 body. */
   agent_instructions?: string;
 }

@@ -11,7 +11,9 @@
 // (`resolved_operator`) is its earliest claimed wallet, else its lexically smallest captured one.
 //
 // Everything is kept in the owner's memory, loaded at start and changed inside the writer's units
-// with an undo on rollback, so a lookup (every reputation record, every assess) asks no query.
+// with an undo on rollback, so a lookup (every reputation record, every assess) asks no query. A
+// group's resolution is kept until anything here changes or a token is revoked (every assess
+// resolves the claimed wallet and the signer's; building one walks and sorts the group).
 import type { Store } from '../../pipeline/store/store.ts';
 import type { WriteTx } from '../../pipeline/store/group-commit.ts';
 import { sqlFile } from '../../pipeline/store/sql-files.ts';
@@ -31,7 +33,7 @@ export interface WalletResolution {
   /** The group's canonical wallet. */
   resolvedOperator: string;
   /** Every wallet of the group, this one included, sorted; EVM lowercased, Solana verbatim. */
-  linkedWallets: string[];
+  linkedWallets: readonly string[];
   /** The verified operator behind the group, when there is one. */
   operatorId: string | null;
 }
@@ -66,6 +68,8 @@ export class WalletDirectory {
   private readonly captures = new Map<string, Capture[]>();
   private readonly capturedByOperator = new Map<string, Set<string>>();
   private readonly tuples = new Map<string, Tuple>();
+  private readonly resolutions = new Map<string, WalletResolution>();
+  private resolvedAtRevocations = -1;
 
   constructor(
     private readonly tokens: TokenIndex,
@@ -123,12 +127,22 @@ export class WalletDirectory {
   }
 
   private resolveGroup(group: string): WalletResolution {
+    if (this.resolvedAtRevocations !== this.tokens.revocations) this.forgetResolutions();
+    const known = this.resolutions.get(group);
+    if (known) return known;
     const members = [...this.candidates(group)].filter((k) => this.groupOf(k) === group);
     const claimedWallets = members.map((k) => this.claims.get(k)).filter((c): c is Claim => c !== undefined);
     claimedWallets.sort((a, b) => a.claimedAt.getTime() - b.claimedAt.getTime() || (a.wallet < b.wallet ? -1 : 1));
-    const wallets = members.map(walletOf).sort();
+    const wallets: readonly string[] = Object.freeze(members.map(walletOf).sort());
     const operatorId = group.startsWith('op:') ? group.slice(3) : null;
-    return { group, resolvedOperator: claimedWallets[0]?.wallet ?? wallets[0]!, linkedWallets: wallets, operatorId };
+    const resolution = Object.freeze({ group, resolvedOperator: claimedWallets[0]?.wallet ?? wallets[0]!, linkedWallets: wallets, operatorId });
+    this.resolutions.set(group, resolution);
+    return resolution;
+  }
+
+  private forgetResolutions(): void {
+    this.resolutions.clear();
+    this.resolvedAtRevocations = this.tokens.revocations;
   }
 
   /** A verified claim, recorded in the writer's transaction by the caller. */
@@ -140,6 +154,7 @@ export class WalletDirectory {
       this.claimsByAccount.get(claim.accountId)?.delete(walletKey);
       if (before) this.putClaim(before);
       else this.claims.delete(walletKey);
+      this.forgetResolutions();
     });
   }
 
@@ -151,6 +166,7 @@ export class WalletDirectory {
       this.accountsByOperator.get(operatorId)?.delete(accountId);
       if (before) this.linkAccount(accountId, before);
       else this.accountOperator.delete(accountId);
+      this.forgetResolutions();
     });
   }
 
@@ -177,6 +193,7 @@ export class WalletDirectory {
       const list = this.captures.get(walletKey)!;
       list.splice(list.indexOf(capture), 1);
       if (!list.some((other) => other.operatorId === c.operatorId)) this.capturedByOperator.get(c.operatorId)?.delete(walletKey);
+      this.forgetResolutions();
     });
     return { firstSeen: true, changed: true };
   }
@@ -215,6 +232,7 @@ export class WalletDirectory {
   }
 
   private putClaim(claim: Claim): void {
+    this.forgetResolutions();
     const walletKey = key(claim.network, claim.wallet);
     const previous = this.claims.get(walletKey);
     if (previous) this.claimsByAccount.get(previous.accountId)?.delete(walletKey);
@@ -223,6 +241,7 @@ export class WalletDirectory {
   }
 
   private putCapture(walletKey: string, capture: Capture): void {
+    this.forgetResolutions();
     const list = this.captures.get(walletKey) ?? [];
     list.push(capture);
     this.captures.set(walletKey, list);
@@ -230,6 +249,7 @@ export class WalletDirectory {
   }
 
   private linkAccount(accountId: string, operatorId: string): void {
+    this.forgetResolutions();
     const previous = this.accountOperator.get(accountId);
     if (previous) this.accountsByOperator.get(previous)?.delete(accountId);
     this.accountOperator.set(accountId, operatorId);
