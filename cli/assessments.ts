@@ -4,7 +4,7 @@
 import { Option, type Command } from 'commander';
 import type { Config } from '../pipeline/config.ts';
 import type { Logger } from '../pipeline/log.ts';
-import { maxListedAssessments } from '../identity/assess/assessments.ts';
+import { maxListedAssessments } from '../identity/assess/listing.ts';
 import { runOperation } from './operations-client.ts';
 import { printRows } from './output.ts';
 import { wholeNumber } from './whole-number.ts';

@@ -3,7 +3,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../pipeline/config.ts';
 import type { Logger } from '../pipeline/log.ts';
-import { openStore } from '../pipeline/store/store.ts';
 import { StoreLockedError } from '../pipeline/store/errors.ts';
 import { readAdminEndpoint, type AdminEndpoint } from '../api/admin/files.ts';
 import type { OperationName } from '../api/admin/operations.ts';
@@ -29,10 +28,11 @@ export async function runOperation(
       if (reply !== unreachable) return reply;
     } else {
       try {
+        // Loaded only here: the store (DuckDB's native module) and the operations (ingestion and
+        // viem), which a command going through the server's admin endpoint does not need.
+        const { openStore } = await import('../pipeline/store/store.ts');
         const store = await openStore({ dataDir: config.dataDir, readConnections: 1 });
         try {
-          // Loaded only here: the operations pull in ingestion and viem, which a command going
-          // through the server's admin endpoint does not need.
           const { runOperationIn } = await import('../api/admin/operations.ts');
           return await runOperationIn({ store, config, log, runs: createRunLog(store), onProgress }, name, args);
         } finally {

@@ -7,7 +7,7 @@ import { cliEnv, startServe, stopServe, type ServeProcess } from './helpers/cli.
 import { openStore } from '../pipeline/store/store.ts';
 import { tempDataDir } from './helpers/temp.ts';
 
-const kills = 20;
+const kills = 12;
 const clientsPerRound = 4;
 
 async function createAccount(serve: ServeProcess, n: number): Promise<string | null> {

@@ -19,7 +19,8 @@ import type { IdentityService } from '../../identity/service.ts';
 import { UnknownAccountError, usageReport } from '../usage/report.ts';
 import { activeOverrides, changeAccountLimits, LimitsRefusedError, type LimitOverrides } from '../usage/limits.ts';
 import type { AuditTrail } from '../../identity/assess/audit.ts';
-import { maxListedAssessments, recentAssessments, type AssessmentFilter } from '../../identity/assess/assessments.ts';
+import { recentAssessments, type AssessmentFilter } from '../../identity/assess/assessments.ts';
+import { maxListedAssessments } from '../../identity/assess/listing.ts';
 
 export interface OperationContext extends JobsContext {
   /** Present inside the server, so a new key works immediately. */

@@ -5,9 +5,6 @@ import type { Row } from '../../pipeline/store/rows.ts';
 import { sqlFile } from '../../pipeline/store/sql-files.ts';
 import { at } from '../store-values.ts';
 
-/** `reputation assessments --limit` at most. */
-export const maxListedAssessments = 500;
-
 export interface AssessmentFilter {
   limit: number;
   accountId?: string;
