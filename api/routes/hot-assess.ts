@@ -1,9 +1,11 @@
 // POST /v1/assess answered straight on node:http when it is the common case: the exact path, an
-// active key of a plan with `assess`, without an IP allowlist or signed responses, a JSON body of
-// a known length within the limit, a request readAssessRequest accepts, within the key's rate limit
-// and a quota whose cycle counter is loaded. The call a merchant's gate makes on every paid request:
-// Koa's per-request work (its context objects, the router's matching and composition, the body
-// parser, a setHeader per header) cost more than the whole assessment (docs/performance.md, assess).
+// active key of a plan with `assess` and without an IP allowlist, a JSON body of a known length
+// within the limit, a request readAssessRequest accepts, within the key's rate limit and a quota
+// whose cycle counter is loaded. Plans with signed responses get their answers signed as the
+// signing middleware signs them (api/security/signing.ts). The call a merchant's gate makes on
+// every paid request: Koa's per-request work (its context objects, the router's matching and
+// composition, the body parser, a setHeader per header) cost more than the whole assessment
+// (docs/performance.md, assess).
 //
 // The answer is the Koa route's, byte for byte but for the request id and the date: the same key
 // index, rate limiter, usage meter, request reading (./assess.ts) and identity call, the same
@@ -20,7 +22,7 @@ import type { ApiKeyIndex, KeyOwner } from '../accounts.ts';
 import { ApiError } from '../errors.ts';
 import { keepReadBody, parseJsonText } from '../middleware/json-body.ts';
 import { hasEntitlement } from '../plans.ts';
-import { planSignsResponses, type ResponseSigner } from '../security/signing.ts';
+import { planSignsResponses, signatureHeader, type ResponseSigner } from '../security/signing.ts';
 import { accountLimits } from '../usage/limits.ts';
 import { quotaHeaders, type Charge, type QuotaState, type UsageMeter } from '../usage/meter.ts';
 import { rateLimitHeaders, type RateDecision, type RateLimiter } from '../usage/rate-limit.ts';
@@ -68,7 +70,6 @@ export class HotAssess {
     if (!auth.valid) return false;
     const account = auth.owner;
     if (account.status !== 'active' || account.ipAllowlist || !hasEntitlement(account.plan, 'assess')) return false;
-    if (this.deps.signer && planSignsResponses(account.plan)) return false;
     const { headers } = req;
     const length = Number(headers['content-length']);
     if (!(length > 0 && length <= bodyLimitBytes) || headers['transfer-encoding'] !== undefined) return false;
@@ -83,7 +84,8 @@ export class HotAssess {
         return this.handOff(req, res, text);
       }
       if (!counted) return;
-      this.respond(res, account, counted).catch((err: unknown) => {
+      const signer = this.deps.signer && planSignsResponses(account.plan) ? this.deps.signer : undefined;
+      this.respond(res, account, counted, signer).catch((err: unknown) => {
         // Not even the error could be sent: the connection goes, the process stays.
         this.deps.log.error('request failed', { requestId: counted.requestId, path, error: String((err as Error)?.stack ?? err) });
         res.destroy();
@@ -116,13 +118,14 @@ export class HotAssess {
   }
 
   /** The answer to a counted request, every failure included, as the Koa route and its error middleware give it. */
-  private async respond(res: ServerResponse, account: KeyOwner, { request, requestId, rate, charge, quota }: Counted): Promise<void> {
+  private async respond(res: ServerResponse, account: KeyOwner, { request, requestId, rate, charge, quota }: Counted, signer?: ResponseSigner): Promise<void> {
     this.answered++;
+    const send = (status: number, headers: Record<string, string>, body: unknown) => sendJson(res, status, headers, body, signer);
     const counted = { 'X-Request-Id': requestId, ...(rate && rateLimitHeaders(rate)) };
     let refusal: ApiError;
     try {
       const body = await answerAssess(this.deps, account.accountId, request, requestId);
-      return send(res, 200, { ...counted, ...(quota && quotaHeaders(quota)), ...answerHeaders }, body);
+      return send(200, { ...counted, ...(quota && quotaHeaders(quota)), ...answerHeaders }, body);
     } catch (err) {
       if (err instanceof ApiError) {
         refusal = err;
@@ -136,9 +139,9 @@ export class HotAssess {
     // A call the service failed is not billed, and its answer has no quota headers (api/usage/meter.ts).
     if (refusal.status >= 500) {
       if (charge) this.deps.usage.refund(charge);
-      return send(res, refusal.status, { ...counted, ...refusal.headers }, refusal.body());
+      return send(refusal.status, { ...counted, ...refusal.headers }, refusal.body());
     }
-    send(res, refusal.status, { ...counted, ...(quota && quotaHeaders(quota)), ...refusal.headers }, refusal.body());
+    send(refusal.status, { ...counted, ...(quota && quotaHeaders(quota)), ...refusal.headers }, refusal.body());
   }
 
   private handOff(req: IncomingMessage, res: ServerResponse, text: string): void {
@@ -154,8 +157,10 @@ function readBody(req: IncomingMessage, then: (text: string) => void): void {
   req.on('end', () => then((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8')));
 }
 
-function send(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown): void {
+/** `body` as JSON; signed after Content-Length, where Koa's signing middleware puts the signature. */
+function sendJson(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown, signer?: ResponseSigner): void {
   const json = JSON.stringify(body);
-  res.writeHead(status, { ...headers, 'Content-Type': jsonContentType, 'Content-Length': String(Buffer.byteLength(json)) });
+  const signature = signer && signatureHeader(signer, Buffer.from(json, 'utf8'));
+  res.writeHead(status, { ...headers, 'Content-Type': jsonContentType, 'Content-Length': String(Buffer.byteLength(json)), ...signature });
   res.end(json);
 }

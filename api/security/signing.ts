@@ -150,7 +150,8 @@ export function signResponses(signer: ResponseSigner, log: Logger, keys?: KeyPla
 
 const emptyStatuses = new Set([204, 205, 304]);
 
-function signatureHeader(signer: ResponseSigner, bytes: Uint8Array, clock: () => number): Record<string, string> {
+/** The signature headers of `bytes` (also the assess hot path's: api/routes/hot-assess.ts). */
+export function signatureHeader(signer: ResponseSigner, bytes: Uint8Array, clock: () => number = Date.now): Record<string, string> {
   const timestamp = Math.floor(clock() / 1000);
   return {
     [signatureHeaders.signature]: signer.sign(bytes, timestamp),
