@@ -61,8 +61,9 @@ export const assessRequestSchema = z
   }, { message: 'the body must be a JSON object' })
   .strict();
 
-/** The largest body assess reads (413 payload_too_large past it). */
-export const assessBodyLimit = '32kb';
+/** The largest body assess reads (413 payload_too_large past it), in bytes and as the body parser's limit. */
+export const assessBodyLimitBytes = 32 * 1024;
+const assessBodyLimit = `${assessBodyLimitBytes / 1024}kb`;
 
 export function assessRoutes(router: Router<AuthState>, deps: { identity: IdentityService; log: Logger }): void {
   router.post('/v1/assess', jsonBody(assessBodyLimit, { invalid: 'invalid_request' }), async (ctx) => {

@@ -1,11 +1,11 @@
 // POST /v1/assess answered straight on node:http when it is the common case: the exact path, an
 // active key of a plan with `assess` and without an IP allowlist, a JSON body of a known length
-// within the limit, a request readAssessRequest accepts, within the key's rate limit and a quota
-// whose cycle counter is loaded. Plans with signed responses get their answers signed as the
-// signing middleware signs them (api/security/signing.ts). The call a merchant's gate makes on
-// every paid request: Koa's per-request work (its context objects, the router's matching and
-// composition, the body parser, a setHeader per header) cost more than the whole assessment
-// (docs/performance.md, assess).
+// within the limit (a longer one goes to Koa, which answers 413), a request readAssessRequest
+// accepts, within the key's rate limit and a quota whose cycle counter is loaded. Plans with signed
+// responses get their answers signed as the signing middleware signs them
+// (api/security/signing.ts). The call a merchant's gate makes on every paid request: Koa's
+// per-request work (its context objects, the router's matching and composition, the body parser,
+// a setHeader per header) cost more than the whole assessment (docs/performance.md, assess).
 //
 // The answer is the Koa route's, byte for byte but for the request id and the date: the same key
 // index, rate limiter, usage meter, request reading (./assess.ts) and identity call, the same
@@ -26,11 +26,9 @@ import { planSignsResponses, signatureHeader, type ResponseSigner } from '../sec
 import { accountLimits } from '../usage/limits.ts';
 import { quotaHeaders, type Charge, type QuotaState, type UsageMeter } from '../usage/meter.ts';
 import { rateLimitHeaders, type RateDecision, type RateLimiter } from '../usage/rate-limit.ts';
-import { answerAssess, answerHeaders, readAssessRequest } from './assess.ts';
+import { answerAssess, answerHeaders, assessBodyLimitBytes, readAssessRequest } from './assess.ts';
 
 const path = '/v1/assess';
-/** assessBodyLimit in bytes; a longer body goes to Koa, which answers 413. */
-const bodyLimitBytes = 32 * 1024;
 // What the body parser reads as JSON, in the spellings clients send; any other goes to Koa.
 const jsonTypes = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
 const jsonContentType = 'application/json; charset=utf-8';
@@ -72,7 +70,7 @@ export class HotAssess {
     if (account.status !== 'active' || account.ipAllowlist || !hasEntitlement(account.plan, 'assess')) return false;
     const { headers } = req;
     const length = Number(headers['content-length']);
-    if (!(length > 0 && length <= bodyLimitBytes) || headers['transfer-encoding'] !== undefined) return false;
+    if (!(length > 0 && length <= assessBodyLimitBytes) || headers['transfer-encoding'] !== undefined) return false;
     if (!jsonTypes.has(headers['content-type']?.toLowerCase() ?? '') || (headers['content-encoding'] ?? 'identity') !== 'identity') return false;
     readBody(req, (text) => {
       let counted: Counted | null;
