@@ -99,8 +99,9 @@ describe('openStore', () => {
     const dataDir = tempDataDir('lock');
     const file = path.join(dataDir, 'reputation.duckdb');
     const holder = nodeModule(
-      // A running owner has written since its last checkpoint: a WAL lies beside the file.
-      `import { DuckDBInstance } from '@duckdb/node-api'; const db = await DuckDBInstance.create(${JSON.stringify(file)});
+      // A running owner has written since its last checkpoint: a WAL lies beside the file. The
+      // instance is kept on globalThis: a garbage-collected instance closes and lets go of the lock.
+      `import { DuckDBInstance } from '@duckdb/node-api'; const db = globalThis.held = await DuckDBInstance.create(${JSON.stringify(file)});
        await (await db.connect()).run('CREATE TABLE held (x INTEGER)'); console.log('held'); setInterval(() => {}, 1000);`,
     );
     await new Promise((resolve) => holder.stdout!.once('data', resolve));
