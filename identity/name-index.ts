@@ -1,4 +1,4 @@
-// The SDN names in memory, searched for the best match of one name without scoring all of them.
+// The SDN names in memory, searched for the matches of one name without scoring all of them.
 //
 // A name reaches the threshold only if one of its token pairs does (a mean is never above its
 // largest term, and the denominator only grows), so a search first compares each whole token of
@@ -29,8 +29,8 @@ export interface NameMatch {
 export interface NameIndex {
   /** Names that can be compared (two whole tokens or more). */
   readonly size: number;
-  /** The best-scoring name at or above the threshold (the first given among equals), or null. */
-  best(name: NameTokens, threshold: number): NameMatch | null;
+  /** The names scoring at or above the threshold, best first (among equals, the first given). */
+  matches(name: NameTokens, threshold: number): NameMatch[];
 }
 
 export function createNameIndex(names: IndexedName[]): NameIndex {
@@ -49,7 +49,7 @@ export function createNameIndex(names: IndexedName[]): NameIndex {
 
   return {
     size: comparable.length,
-    best(name, threshold) {
+    matches(name, threshold) {
       const candidates = new Set<number>();
       const counts = new Int32Array(alphabet.size);
       for (const token of new Set(wholeTokens(name))) {
@@ -61,12 +61,12 @@ export function createNameIndex(names: IndexedName[]): NameIndex {
         }
         counts.fill(0);
       }
-      let best: NameMatch | null = null;
-      for (const id of [...candidates].sort((x, y) => x - y)) {
+      const found: { id: number; score: number }[] = [];
+      for (const id of candidates) {
         const score = nameScore(name, comparable[id]!.tokens);
-        if (score >= threshold && (best === null || score > best.score)) best = { name: comparable[id]!, score };
+        if (score >= threshold) found.push({ id, score });
       }
-      return best;
+      return found.sort((x, y) => y.score - x.score || x.id - y.id).map(({ id, score }) => ({ name: comparable[id]!, score }));
     },
   };
 }

@@ -2,9 +2,12 @@
 // session flagged): the name the KYC vendor read is compared with the names of the SDN
 // individuals that refresh-sanctions-list loaded (sql/sanctions/screened_names.sql), normalised
 // (identity/name-tokens.ts) and scored token by token with Jaro-Winkler (identity/name-match.ts).
-// The rules, the threshold and the figures behind them: docs/screening.md.
+// A date of birth is the second identifier: a match on an entry that lists dates of birth, none
+// of them in the person's year of birth, is set aside (OFAC's own advice on a name-only match),
+// and the best match left is the hit. The rules, the threshold and the figures: docs/screening.md.
 //
-// The name lives in this call only: it is never stored, logged, or put in a result or an error.
+// The name and the year of birth live in this call only: never stored, logged, or put in a result
+// or an error.
 // The store is only ever asked for the list, so no failure it reports can carry the name.
 //
 // Like pipeline/sanctions/lookup.ts: the names sit in an in-memory index, rebuilt when a newer
@@ -16,6 +19,7 @@ import type { Store } from '../pipeline/store/store.ts';
 import type { Row } from '../pipeline/store/rows.ts';
 import { createReloadingIndex, type ReloadingIndexOptions } from '../pipeline/store/reloading-index.ts';
 import type { SdnNameType } from '../pipeline/sanctions/listed-name.ts';
+import { bornWithin, type BirthYears } from '../pipeline/sanctions/birth-years.ts';
 import { createNameIndex, type NameIndex } from './name-index.ts';
 import { minWholePairs } from './name-match.ts';
 import { nameTokens } from './name-tokens.ts';
@@ -26,7 +30,14 @@ export type ScreeningResult =
   | { status: 'unavailable'; reason: string };
 
 export interface NameScreening {
-  screen(fullName: string): Promise<ScreeningResult>;
+  /** `birthYear`: the year of birth on the document, or null when the vendor gave none. */
+  screen(fullName: string, birthYear: number | null): Promise<ScreeningResult>;
+}
+
+interface ScreenedNames {
+  index: NameIndex;
+  /** The dates of birth of each entry that lists any. */
+  births: Map<string, BirthYears[]>;
 }
 
 /** The similarity from which a name is a potential match (docs/screening.md says how it was chosen). */
@@ -38,27 +49,37 @@ export function createNameScreening(store: Store, options: ReloadingIndexOptions
   const names = createReloadingIndex(store, { latest: 'sanctions/latest_names_load', rows: 'sanctions/screened_names', build: (_latest, rows) => buildIndex(rows) }, options);
 
   return {
-    async screen(fullName) {
-      let index: NameIndex | null;
+    async screen(fullName, birthYear) {
+      let loaded: ScreenedNames | null;
       try {
-        index = await names.current();
+        loaded = await names.current();
       } catch (err) {
         return { status: 'unavailable', reason: `the SDN names could not be read: ${(err as Error).message}` };
       }
-      if (!index) return { status: 'unavailable', reason: 'no SDN names have been loaded: run refresh-sanctions-list with a names source (SANCTIONS_NAMES_SOURCE)' };
+      if (!loaded) return { status: 'unavailable', reason: 'no SDN names have been loaded: run refresh-sanctions-list with a names source (SANCTIONS_NAMES_SOURCE)' };
+      const { index, births } = loaded;
       if (index.size === 0) return { status: 'unavailable', reason: 'the loaded SDN names hold no individual: check SANCTIONS_NAMES_SOURCE' };
       if (typeof fullName !== 'string') return { status: 'unavailable', reason: 'no name to screen' };
       const tokens = nameTokens(fullName);
       if (tokens.tokens.filter((token) => token.length > 1).length < minWholePairs) {
         return { status: 'unavailable', reason: `the name has fewer than ${minWholePairs} words that can be compared (one-word names and initials are not screened)` };
       }
-      const match = index.best(tokens, threshold);
+      const setAside = (sdnUid: string) => {
+        const listed = births.get(sdnUid);
+        return birthYear !== null && listed !== undefined && !bornWithin(birthYear, listed);
+      };
+      const match = index.matches(tokens, threshold).find((m) => !setAside(m.name.sdnUid));
       if (!match) return { status: 'clear' };
       return { status: 'hit', sdnUid: match.name.sdnUid, nameType: match.name.nameType, score: match.score };
     },
   };
 }
 
-function buildIndex(rows: Row[]): NameIndex {
-  return createNameIndex(rows.map((row) => ({ sdnUid: String(row.sdn_uid), nameType: String(row.name_type) as SdnNameType, tokens: nameTokens(String(row.name)) })));
+function buildIndex(rows: Row[]): ScreenedNames {
+  const births = new Map<string, BirthYears[]>();
+  for (const row of rows) {
+    if (Array.isArray(row.births)) births.set(String(row.sdn_uid), (row.births as [number, number][]).map(([from, to]) => ({ from, to })));
+  }
+  const index = createNameIndex(rows.map((row) => ({ sdnUid: String(row.sdn_uid), nameType: String(row.name_type) as SdnNameType, tokens: nameTokens(String(row.name)) })));
+  return { index, births };
 }

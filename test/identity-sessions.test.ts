@@ -231,6 +231,28 @@ describe('verification sessions', () => {
       expect(page).toContain('review@example.org');
     });
 
+    it("a listed name with a year of birth: verified when the entry lists no date in that year, flagged when it does", async () => {
+      // MORENO, Daniel: DOB 12 Oct 1972 (sdn-tiny).
+      const other = await newSession(server.url, keys.pro);
+      await submitSandbox(other.verify_url, { outcome: 'verified', jurisdiction: 'BZ', age: '21+', name: 'Daniel Moreno', birth_year: '1985' });
+      const verified = await poll(other.poll_url, other.poll_secret, client());
+      expect(verified.body.status).toBe('verified');
+      expect(verified.body.operator_token).toMatch(/^opc_/);
+      const same = await newSession(server.url, keys.pro);
+      await submitSandbox(same.verify_url, { outcome: 'verified', jurisdiction: 'BZ', age: '21+', name: 'Daniel Moreno', birth_year: '1972' });
+      expect((await poll(same.poll_url, same.poll_secret, client())).body.status).toBe('flagged');
+    });
+
+    it('the sandbox refuses a year of birth that is no year, or that the age bracket rules out, and does not echo it', async () => {
+      const s = await newSession(server.url, keys.pro);
+      for (const [age, year] of [['21+', '2015'], ['under18', '1980'], ['21+', '85'], ['21+', '1850']]) {
+        const refused = await submitSandbox(s.verify_url, { ...clearPerson, age, birth_year: year });
+        expect([refused.status, refused.text], `${age} ${year}`).toEqual([400, expect.stringContaining('The year of birth must be a year from 1900')]);
+        expect(refused.text).not.toContain(`value="${year}"`);
+      }
+      expect((await poll(s.poll_url, s.poll_secret, client())).body.status).toBe('pending');
+    });
+
     it('flagged, then cleared by a review: verified, and the token is delivered once', async () => {
       const s = await newSession(server.url, keys.pro);
       await submitSandbox(s.verify_url, { outcome: 'verified', jurisdiction: 'RU', age: '21+', name: 'Dmitry Yurievich Khoroshev' });

@@ -234,14 +234,24 @@ describe('Stripe Identity over HTTP', () => {
     expect(fake.count('POST', createPath)).toBe(creates);
   });
 
-  it('a name on the SDN list: flagged, its operator a hit', async () => {
+  it('a name on the SDN list, born in a year the entry lists: flagged, its operator a hit', async () => {
+    // MORENO, Daniel: DOB 12 Oct 1972 (sdn-tiny); a document may give another day of that year.
     const { session, vsId } = await started();
-    await fake.complete(vsId, { outcome: 'verified', document: { firstName: 'Daniel', lastName: 'MORENO', dob: { day: 3, month: 2, year: 1975 }, issuingCountry: 'BZ' } });
+    await fake.complete(vsId, { outcome: 'verified', document: { firstName: 'Daniel', lastName: 'MORENO', dob: { day: 3, month: 2, year: 1972 }, issuingCountry: 'BZ' } });
     const polled = await pollOnce(session);
     expect(polled.body.status).toBe('flagged');
     expect(polled.body.operator_token).toBeUndefined();
     const row = await readSession(server.store, session.session_id);
     expect(server.identity.deps.state.operators.get(row!.operatorId!)).toMatchObject({ jurisdiction: 'BZ', sanctionsResult: 'hit', sanctionsSdnUid: '15102' });
+  });
+
+  it("a name on the SDN list, born in a year the entry does not list: Stripe's year of birth sets the match aside, verified", async () => {
+    const { session, vsId } = await started();
+    await fake.complete(vsId, { outcome: 'verified', document: { firstName: 'Daniel', lastName: 'MORENO', dob: { day: 3, month: 2, year: 1975 }, issuingCountry: 'BZ' } });
+    const polled = await pollOnce(session);
+    expect(polled.body.status).toBe('verified');
+    const row = await readSession(server.store, session.session_id);
+    expect(server.identity.deps.state.operators.get(row!.operatorId!)).toMatchObject({ jurisdiction: 'BZ', sanctionsResult: 'clear' });
   });
 
   it('under 18: verified, with age_verified false and no bracket', async () => {

@@ -10,6 +10,8 @@ import path from 'node:path';
 import { createLogger, silentLogger } from '../pipeline/log.ts';
 import { ListShrinkError, refreshSanctionsList, type NamesSource, type RefreshOptions, type SanctionsSource } from '../pipeline/sanctions/load.ts';
 import { parseSdnAdvancedXml } from '../pipeline/sanctions/parse-sdn-advanced-xml.ts';
+import { parseSdnCsvNames } from '../pipeline/sanctions/parse-sdn-csv-names.ts';
+import { birthYearsOfRemarks } from '../pipeline/sanctions/birth-years.ts';
 import { namesSourceFromSettings, SanctionsSourceError } from '../pipeline/sanctions/source-setting.ts';
 import { JobInputError, runHandler } from '../jobs/handlers.ts';
 import { loadConfig } from '../pipeline/config.ts';
@@ -54,9 +56,63 @@ describe('parseSdnAdvancedXml: names', () => {
     expect(parsed.warnings).toEqual(['profile 900001: designation date {"Year":"2025","Month":"6"} is not a full date']);
   });
 
+  it('reads dates of birth (Birthdate features) as years, widened when approximate; an unreadable one drops all of its profile', () => {
+    const xml = readFileSync(namesXml, 'utf8');
+    // KHOROSHEV's DOB 17 Apr 1993 in the fixture; the sample's only individual with a date, 1989.
+    expect(parseSdnAdvancedXml(xml).births).toEqual([{ sdnUid: '48603', from: 1993, to: 1993 }]);
+    expect(parseSdnAdvancedXml(readFileSync(sampleXml, 'utf8')).births).toEqual([{ sdnUid: '45404', from: 1989, to: 1989 }]);
+    // The same period marked approximate ("circa 1993"), and one ending a year later.
+    const approximate = xml.replace('<Start Approximate="false"', '<Start Approximate="true"');
+    expect(parseSdnAdvancedXml(approximate).births).toEqual([{ sdnUid: '48603', from: 1991, to: 1995 }]);
+    const range = xml.replace('<To><Year>1993</Year><Month>4</Month><Day>17</Day></To>\n              </End>', '<To><Year>1994</Year></To>\n              </End>');
+    expect(parseSdnAdvancedXml(range).births).toEqual([{ sdnUid: '48603', from: 1993, to: 1994 }]);
+    const unreadable = parseSdnAdvancedXml(xml.replaceAll('<Year>1993</Year>', '<Year>93</Year>'));
+    expect(unreadable.births).toEqual([]);
+    expect(unreadable.nameWarnings).toEqual(['profile 48603: a date of birth with years ["93","93","93","93"] is not read; none of its dates of birth is used']);
+  });
+
   it('refuses an alias type the document does not define', () => {
     const broken = readFileSync(namesXml, 'utf8').replace('AliasTypeID="1400" Primary="false" LowQuality="false">\n            <DocumentedName ID="61003"', 'AliasTypeID="9999" Primary="false" LowQuality="false">\n            <DocumentedName ID="61003"');
     expect(() => parseSdnAdvancedXml(broken)).toThrow('sdn_advanced.xml: Alias with AliasTypeID 9999, which AliasTypeValues does not define');
+  });
+});
+
+describe('dates of birth in sdn.csv remarks', () => {
+  it('reads every form OFAC writes as years; "circa" reaches two years either way; one unreadable date gives none', () => {
+    expect(birthYearsOfRemarks('DOB 28 Jul 1963; POB Toledo District, Belize')).toEqual([{ from: 1963, to: 1963 }]);
+    expect(birthYearsOfRemarks('DOB 1969; alt. DOB 10 Oct 1969; (Alt. DOB: 10 October 1969; Alt. POB: Keren Eritrea')).toEqual([
+      { from: 1969, to: 1969 },
+      { from: 1969, to: 1969 },
+      { from: 1969, to: 1969 },
+    ]);
+    expect(birthYearsOfRemarks('DOB circa 1947; alt. DOB circa 1946.')).toEqual([{ from: 1945, to: 1949 }, { from: 1944, to: 1948 }]);
+    expect(birthYearsOfRemarks('DOB 1970 to 1975; DOB Jun 1973 to Aug 1974; DOB 15 Jan 1955 to 20 Feb 1956; DOB circa 1973-1975')).toEqual([
+      { from: 1970, to: 1975 },
+      { from: 1973, to: 1974 },
+      { from: 1955, to: 1956 },
+      { from: 1971, to: 1977 },
+    ]);
+    expect(birthYearsOfRemarks('nationality Russia')).toEqual([]);
+    expect(birthYearsOfRemarks('DOB 1960; alt. DOB unknown')).toBeNull();
+    expect(birthYearsOfRemarks('DOB 1975 to 1970')).toBeNull();
+  });
+
+  it('gives 6,728 of the 6,854 individuals of the 2024 list their dates, none to an entry whose remarks sdn.csv cut', () => {
+    const parsed = parseSdnCsvNames(readFileSync(sdn2024, 'utf8'));
+    const individuals = new Set(parsed.names.filter((n) => n.sdnType === 'individual').map((n) => n.sdnUid));
+    const dated = new Set(parsed.births.map((b) => b.sdnUid));
+    expect([individuals.size, [...individuals].filter((uid) => dated.has(uid)).length]).toEqual([6854, 6728]);
+    expect(parsed.warnings.filter((w) => w.includes('date of birth'))).toEqual([]);
+    // 44718 (SEMENOV, Roman): remarks cut at 1,000 characters, where a later date may have been.
+    const cut = readFileSync(sdn2024, 'utf8').split('\r\n').find((line) => line.startsWith('44718,'));
+    expect(cut).toContain('DOB 08 Nov 1987');
+    expect(dated.has('44718')).toBe(false);
+    expect(parseSdnCsvNames(readFileSync(tinySdn, 'utf8')).births).toEqual([
+      { sdnUid: '10278', from: 1963, to: 1963 },
+      { sdnUid: '15102', from: 1972, to: 1972 },
+      { sdnUid: '29702', from: 1992, to: 1992 },
+      { sdnUid: '48603', from: 1993, to: 1993 },
+    ]);
   });
 });
 
@@ -142,6 +198,32 @@ describe('refreshSanctionsList with names', () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+describe('refreshSanctionsList with names: dates of birth', () => {
+  const own = blockStore('sanctions-births');
+  const refresh = () => refreshSanctionsList({ store: own(), log: silentLogger }, tiny, { names: tinyNames });
+  const births = () => own().read('SELECT sdn_uid, born_from, born_to FROM sanctioned_births ORDER BY ALL');
+
+  it('writes them with the names; a load made before they were read (migration 039) is loaded again, once', async () => {
+    expect(await refresh()).toMatchObject({ names: { changed: true, birthCount: 4 } });
+    const written = await births();
+    expect(written).toEqual([
+      { sdn_uid: '10278', born_from: 1963, born_to: 1963 },
+      { sdn_uid: '15102', born_from: 1972, born_to: 1972 },
+      { sdn_uid: '29702', born_from: 1992, born_to: 1992 },
+      { sdn_uid: '48603', born_from: 1993, born_to: 1993 },
+    ]);
+    // As a load from before the dates were read leaves it: no dates, no count.
+    await own().write(async (tx) => {
+      await tx.run('DELETE FROM sanctioned_births');
+      await tx.run('UPDATE sanctioned_name_loads SET birth_count = NULL');
+    });
+    expect(await refresh()).toMatchObject({ changed: false, names: { changed: true, birthCount: 4 } });
+    expect(await births()).toEqual(written);
+    expect(await refresh()).toMatchObject({ names: { changed: false } });
+    expect(await own().read('SELECT birth_count FROM sanctioned_name_loads ORDER BY loaded_at')).toEqual([{ birth_count: null }, { birth_count: 4 }]);
   });
 });
 

@@ -7,13 +7,14 @@
 //
 // A hit at threshold t is a best score of at least t, so one pass at the lowest threshold gives
 // every column: screening returns the best-scoring name, and its score tells at which thresholds
-// it is a hit.
+// it is a hit. A listed person's variants are screened with a year of birth the entry lists (as
+// their document would give it); the ordinary names without one, and again with one.
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { silentLogger } from '../pipeline/log.ts';
 import { refreshSanctionsList, type NamesSource, type SanctionsSource } from '../pipeline/sanctions/load.ts';
 import { parseSdnCsvNames } from '../pipeline/sanctions/parse-sdn-csv-names.ts';
-import type { ListedName } from '../pipeline/sanctions/listed-name.ts';
+import type { ListedBirth, ListedName } from '../pipeline/sanctions/listed-name.ts';
 import type { Store } from '../pipeline/store/store.ts';
 import { createNameScreening, screeningThreshold, type NameScreening, type ScreeningResult } from '../identity/screening.ts';
 import { nameTokens } from '../identity/name-tokens.ts';
@@ -77,12 +78,22 @@ const ordinaryNames: Record<string, [string[], string[]]> = {
   ],
 };
 const ordinary = Object.entries(ordinaryNames).flatMap(([language, [given, surnames]]) => given.flatMap((g) => surnames.map((s) => ({ language, name: `${g} ${s}` }))));
+// Years of birth for them, spread evenly over 1945-2006 (adults of 20 to 81 in 2026).
+const ordinaryQueries = (withYear: boolean): Query[] => ordinary.map(({ name }, i) => ({ name, sdnUid: '', birthYear: withYear ? 1945 + ((i * 37) % 62) : null }));
 
 // ---------------------------------------------------------------------------------------------
 // Spelling variants of a listed name "SURNAME, Given", each made the same way for every entry.
 interface Query {
   name: string;
   sdnUid: string;
+  birthYear: number | null;
+}
+
+/** A year of birth a document of the entry's person would give: the first the entry lists, if any. */
+function birthYearOf(births: ListedBirth[]): (sdnUid: string) => number | null {
+  const first = new Map<string, number>();
+  for (const b of births) if (!first.has(b.sdnUid)) first.set(b.sdnUid, b.from);
+  return (sdnUid) => first.get(sdnUid) ?? null;
 }
 
 const reordered = (listed: string) => {
@@ -195,7 +206,7 @@ function levenshtein(a: string, b: string): number {
  * OFAC's own akas of individuals that respell their primary name: as many words, each within a
  * third of its letters (at least one) of the primary's word in the same place, not the same name.
  */
-function akaRespellings(names: ListedName[]): Query[] {
+function akaRespellings(names: ListedName[], yearOf: (sdnUid: string) => number | null): Query[] {
   const primaries = new Map(names.filter((n) => n.nameType === 'primary').map((n) => [n.sdnUid, nameTokens(n.name).tokens]));
   return names
     .filter((n) => n.nameType === 'aka' && n.sdnType === 'individual')
@@ -205,7 +216,7 @@ function akaRespellings(names: ListedName[]): Query[] {
       if (!primary || primary.length < 2 || tokens.length !== primary.length || tokens.join(' ') === primary.join(' ')) return false;
       return primary.every((word, i) => levenshtein(word, tokens[i]!) <= Math.max(1, Math.floor(word.length / 3)));
     })
-    .map((aka) => ({ name: aka.name, sdnUid: aka.sdnUid }));
+    .map((aka) => ({ name: aka.name, sdnUid: aka.sdnUid, birthYear: yearOf(aka.sdnUid) }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -231,7 +242,7 @@ function loadedStore(label: string, source: SanctionsSource, names: NamesSource)
 
 async function screenAll(screening: NameScreening, queries: Query[]): Promise<Screened[]> {
   const out: Screened[] = [];
-  for (const query of queries) out.push({ query, result: await screening.screen(query.name) });
+  for (const query of queries) out.push({ query, result: await screening.screen(query.name, query.birthYear) });
   return out;
 }
 
@@ -241,12 +252,12 @@ const screener = (store: Store) => {
   return (queries: Query[]) => screenAll(screening, queries);
 };
 
-function variantSets(individuals: ListedName[]): Record<string, Query[]> {
+function variantSets(individuals: ListedName[], yearOf: (sdnUid: string) => number | null): Record<string, Query[]> {
   const sets: Record<string, Query[]> = {};
   for (const [kind, make] of Object.entries(variants)) {
     sets[kind] = individuals.flatMap((entry, nth) => {
       const name = make(entry.name, nth);
-      return name === null ? [] : [{ name, sdnUid: entry.sdnUid }];
+      return name === null ? [] : [{ name, sdnUid: entry.sdnUid, birthYear: yearOf(entry.sdnUid) }];
     });
   }
   return sets;
@@ -284,11 +295,12 @@ function recallRow(set: string, screened: Screened[], onEntry: (s: Screened) => 
   };
 }
 
-function printTables(title: string, rows: Row[], falsePositives: Screened[]) {
+function printTables(title: string, rows: Row[], falsePositives: Screened[], withYears: Screened[]) {
   const header = `| set | names | ${thresholds.map((t) => `≥ ${t.toFixed(2)}`).join(' | ')} | on the entry at ${screeningThreshold} |`;
   const lines = [`\n### ${title}\n`, header, `|---|---|${thresholds.map(() => '---|').join('')}---|`];
   for (const r of rows) lines.push(`| ${r.set} | ${r.count} | ${r.flagged.map((f) => `${(100 * f).toFixed(1)}%`).join(' | ')} | ${(100 * r.onEntry).toFixed(1)}% |`);
   lines.push(`| **false positives** (of ${falsePositives.length} ordinary names) | ${falsePositives.length} | ${thresholds.map((t) => String(falsePositives.filter((s) => hitAt(s.result, t)).length)).join(' | ')} | |`);
+  lines.push(`| **false positives**, with a year of birth | ${withYears.length} | ${thresholds.map((t) => String(withYears.filter((s) => hitAt(s.result, t)).length)).join(' | ')} | |`);
   const byLanguage = Object.keys(ordinaryNames).map((language) => {
     const own = falsePositives.filter((s) => ordinary.find((o) => o.name === s.query.name)!.language === language);
     return `${language} ${own.filter((s) => hitAt(s.result, screeningThreshold)).length}`;
@@ -300,7 +312,8 @@ function printTables(title: string, rows: Row[], falsePositives: Screened[]) {
 // ---------------------------------------------------------------------------------------------
 describe('screening figures: sdn-tiny (all four files)', () => {
   const tinySdn = ofacPath('sdn-tiny/sdn.csv');
-  const names = parseSdnCsvNames(readFileSync(tinySdn, 'utf8'), readFileSync(ofacPath('sdn-tiny/alt.csv'), 'utf8')).names;
+  const { names, births } = parseSdnCsvNames(readFileSync(tinySdn, 'utf8'), readFileSync(ofacPath('sdn-tiny/alt.csv'), 'utf8'));
+  const yearOf = birthYearOf(births);
   const all = loadedStore('screening-figures-tiny', { kind: 'sdn-csv', sdnFile: tinySdn, commentsFile: ofacPath('sdn-tiny/sdn_comments.csv') }, { kind: 'sdn-csv', sdnFile: tinySdn, altFile: ofacPath('sdn-tiny/alt.csv') });
   const primaries = loadedStore('screening-figures-tiny-primaries', { kind: 'sdn-csv', sdnFile: tinySdn }, { kind: 'sdn-csv', sdnFile: tinySdn });
 
@@ -310,17 +323,19 @@ describe('screening figures: sdn-tiny (all four files)', () => {
       const screen = screener(await all());
       const individuals = names.filter((n) => n.nameType === 'primary' && n.sdnType === 'individual');
       const onEntry = onTheEntry(names);
-      const rows = Object.entries(variantSets(individuals)).map(async ([set, queries]) => recallRow(set, await screen(queries), onEntry));
+      const rows = Object.entries(variantSets(individuals, yearOf)).map(async ([set, queries]) => recallRow(set, await screen(queries), onEntry));
       // Transliterations of KHOROSHEV, Dmitry Yuryevich that OFAC lists as his akas, and others of
       // the same kind, screened against the primary names alone.
       const khoroshev = ['KHOROSHEV, Dmitriy Yurevich', 'KHOROSHEV, Dmitrii Yuryevich', 'Dmitriy Khoroshev', 'Dmitrii Yurevich Horoshev', 'Dmitri Iurievich Khoroshev'];
-      const againstPrimaries = await screener(await primaries())(khoroshev.map((name) => ({ name, sdnUid: '48603' })));
-      const falsePositives = await screen(ordinary.map(({ name }) => ({ name, sdnUid: '' })));
+      const againstPrimaries = await screener(await primaries())(khoroshev.map((name) => ({ name, sdnUid: '48603', birthYear: yearOf('48603') })));
+      const falsePositives = await screen(ordinaryQueries(false));
+      const withYears = await screen(ordinaryQueries(true));
       const table = [...(await Promise.all(rows)), recallRow('KHOROSHEV transliterations, primaries only', againstPrimaries, onEntry)];
-      printTables('sdn-tiny: 4 individuals (8 names with their akas), 17 entries', table, falsePositives);
+      printTables('sdn-tiny: 4 individuals (8 names with their akas), 17 entries', table, falsePositives, withYears);
 
       for (const row of table) expect(row.onEntry, row.set).toBe(1);
       expect(falsePositives.filter((s) => hitAt(s.result, screeningThreshold))).toEqual([]);
+      expect(withYears.filter((s) => hitAt(s.result, screeningThreshold))).toEqual([]);
     },
     slow,
   );
@@ -331,7 +346,8 @@ describe('screening figures: sdn-2024-05-03.csv with the 2025 alternates of its 
   const alt2025 = ofacPath('sdn-2025-12-24-partial/alt.csv');
   // No alt.csv of 2024-05-03 is available: the one of about 2025-12 gives the alternates of the
   // entries both list (1,567 of its entries are not on the 2024 list and are left out).
-  const names = parseSdnCsvNames(readFileSync(sdn2024, 'utf8'), readFileSync(alt2025, 'utf8')).names;
+  const { names, births } = parseSdnCsvNames(readFileSync(sdn2024, 'utf8'), readFileSync(alt2025, 'utf8'));
+  const yearOf = birthYearOf(births);
   const all = loadedStore('screening-figures-2024', { kind: 'sdn-csv', sdnFile: sdn2024 }, { kind: 'sdn-csv', sdnFile: sdn2024, altFile: alt2025 });
   const primaries = loadedStore('screening-figures-2024-primaries', { kind: 'sdn-csv', sdnFile: sdn2024 }, { kind: 'sdn-csv', sdnFile: sdn2024 });
 
@@ -343,12 +359,13 @@ describe('screening figures: sdn-2024-05-03.csv with the 2025 alternates of its 
       const individuals = names.filter((n) => n.nameType === 'primary' && n.sdnType === 'individual').filter((_, i) => i % 23 === 0);
       const onEntry = onTheEntry(names);
       const table: Row[] = [];
-      for (const [set, queries] of Object.entries(variantSets(individuals))) table.push(recallRow(set, await screen(queries), onEntry));
+      for (const [set, queries] of Object.entries(variantSets(individuals, yearOf))) table.push(recallRow(set, await screen(queries), onEntry));
       // Every third of OFAC's respelling akas, against a load of the primary names alone.
-      const akas = akaRespellings(names).filter((_, i) => i % 3 === 0);
+      const akas = akaRespellings(names, yearOf).filter((_, i) => i % 3 === 0);
       table.push(recallRow("OFAC's akas respelling the primary, primaries only", await screener(await primaries())(akas), onEntry));
-      const falsePositives = await screen(ordinary.map(({ name }) => ({ name, sdnUid: '' })));
-      printTables('sdn-2024-05-03.csv: 6,854 individuals, 15,031 names with the 2025 alternates', table, falsePositives);
+      const falsePositives = await screen(ordinaryQueries(false));
+      const withYears = await screen(ordinaryQueries(true));
+      printTables('sdn-2024-05-03.csv: 6,854 individuals, 15,031 names with the 2025 alternates', table, falsePositives, withYears);
       const flagged = falsePositives.filter((s) => hitAt(s.result, screeningThreshold));
       // A name every word of which a listed name of the entry has, as written: no threshold tells
       // that person from the listed one; only a date of birth or a person can.
@@ -380,6 +397,9 @@ describe('screening figures: sdn-2024-05-03.csv with the 2025 alternates of its 
       // entry's own words.
       expect(flagged.length).toBeLessThanOrEqual(210);
       expect(sameWords.length).toBeGreaterThanOrEqual(80);
+      // With a year of birth, the matches on entries none of whose dates of birth is in it are set
+      // aside: at most 20 of the 1,200 flagged.
+      expect(withYears.filter((s) => hitAt(s.result, screeningThreshold)).length).toBeLessThanOrEqual(20);
     },
     slow,
   );
@@ -390,10 +410,10 @@ describe('screening figures: sdn-2024-05-03.csv with the 2025 alternates of its 
       // At the chosen threshold, as verification runs it.
       const screening = createNameScreening(await all());
       const started = performance.now();
-      await screening.screen('Jane Smith'); // reads the names and builds the index
+      await screening.screen('Jane Smith', null); // reads the names and builds the index
       const built = performance.now() - started;
       const timed = performance.now();
-      await screenAll(screening, ordinary.map(({ name }) => ({ name, sdnUid: '' })));
+      await screenAll(screening, ordinaryQueries(true));
       const perScreen = (performance.now() - timed) / ordinary.length;
       console.log(`\nIndex build (first screen): ${built.toFixed(0)} ms; per screen: ${perScreen.toFixed(2)} ms over ${ordinary.length} names`);
       expect(perScreen).toBeLessThan(100);

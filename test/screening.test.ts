@@ -27,8 +27,8 @@ const load = (store: Store, names: NamesSource, source: SanctionsSource = tiny) 
   refreshSanctionsList({ store, log: silentLogger }, source, { names, allowShrink: true });
 
 /** Screens and checks the answer carries nothing of the name: not whole, not a word of it. */
-async function screenWithoutLeak(screening: NameScreening, name: string): Promise<ScreeningResult> {
-  const result = await screening.screen(name);
+async function screenWithoutLeak(screening: NameScreening, name: string, birthYear: number | null = null): Promise<ScreeningResult> {
+  const result = await screening.screen(name, birthYear);
   const text = JSON.stringify(result).toLowerCase();
   expect(text).not.toContain(name.toLowerCase());
   for (const word of name.toLowerCase().split(/[^\p{L}]+/u).filter((w) => w.length > 2)) expect(text).not.toContain(word);
@@ -80,8 +80,8 @@ describe('createNameScreening', () => {
     };
     expect(await screenWithoutLeak(screening, 'Khoroshev')).toEqual(tooShort);
     expect(await screenWithoutLeak(screening, 'D. Khoroshev')).toEqual(tooShort);
-    expect(await screening.screen('  -- ')).toEqual(tooShort);
-    expect(await screening.screen(undefined as unknown as string)).toEqual({ status: 'unavailable', reason: 'no name to screen' });
+    expect(await screening.screen('  -- ', null)).toEqual(tooShort);
+    expect(await screening.screen(undefined as unknown as string, null)).toEqual({ status: 'unavailable', reason: 'no name to screen' });
   });
 
   it('picks up a newer load after at most recheckMs, and not before', async () => {
@@ -92,17 +92,46 @@ describe('createNameScreening', () => {
     expect((primary as { score: number }).score).toBeLessThan(1);
 
     await load(own(), withAlternates);
-    expect(await screening.screen('Dmitrii Yuryevich Khoroshev')).toEqual(primary);
+    expect(await screening.screen('Dmitrii Yuryevich Khoroshev', null)).toEqual(primary);
     later();
-    expect(await screening.screen('Dmitrii Yuryevich Khoroshev')).toEqual({ status: 'hit', sdnUid: '48603', nameType: 'aka', score: 1 });
+    expect(await screening.screen('Dmitrii Yuryevich Khoroshev', null)).toEqual({ status: 'hit', sdnUid: '48603', nameType: 'aka', score: 1 });
   });
 
   it('takes a threshold, above 0 and at most 1', async () => {
     const exact = createNameScreening(own(), { recheckMs, now, threshold: 1 });
-    expect(await exact.screen('Daniel Moreno')).toMatchObject({ status: 'hit', sdnUid: '15102' });
-    expect(await exact.screen('Dmitry Khoroshev')).toEqual({ status: 'clear' });
+    expect(await exact.screen('Daniel Moreno', null)).toMatchObject({ status: 'hit', sdnUid: '15102' });
+    expect(await exact.screen('Dmitry Khoroshev', null)).toEqual({ status: 'clear' });
     expect(() => createNameScreening(own(), { threshold: 0 })).toThrow('screening threshold must be above 0 and at most 1, got 0');
     expect(() => createNameScreening(own(), { threshold: 1.5 })).toThrow(RangeError);
+  });
+});
+
+describe('createNameScreening: a year of birth as the second identifier', () => {
+  const own = blockStore('screening-births');
+  // Real rows of the 2024-05-03 list: two MOHAMMAD, Haji Baz (DOB 1958; DOB 12 Mar 1964), two
+  // KIM, Yong Chol (DOB circa 1947 and alt. circa 1946; DOB 18 Feb 1962), ATIA, Hachim K. (no date).
+  const rows = ['8867', '13127', '12211', '17614', '8348'];
+
+  it('sets aside a match on an entry none of whose dates of birth is in the year; the best match left is the hit', async () => {
+    const lines = readOfac('sdn-2024-05-03.csv').split('\r\n').filter((line) => rows.includes(line.split(',')[0]!));
+    expect(lines).toHaveLength(rows.length);
+    const file = path.join(files, 'same-names.csv');
+    writeFileSync(file, `${lines.join('\r\n')}\r\n\x1a`);
+    await load(own(), { kind: 'sdn-csv', sdnFile: file }, { kind: 'sdn-csv', sdnFile: tinySdn });
+    const screening = createNameScreening(own(), { recheckMs, now });
+    const screen = (name: string, year: number | null) => screenWithoutLeak(screening, name, year);
+
+    // Without a year: the first of the equal matches, as before.
+    expect(await screen('Haji Baz Mohammad', null)).toEqual({ status: 'hit', sdnUid: '8867', nameType: 'primary', score: 1 });
+    expect(await screen('Haji Baz Mohammad', 1958)).toEqual({ status: 'hit', sdnUid: '8867', nameType: 'primary', score: 1 });
+    expect(await screen('Haji Baz Mohammad', 1964)).toEqual({ status: 'hit', sdnUid: '13127', nameType: 'primary', score: 1 });
+    expect(await screen('Haji Baz Mohammad', 1990)).toEqual({ status: 'clear' });
+    // "circa 1947" and "circa 1946" reach two years either way: 1944 to 1949.
+    for (const year of [1944, 1946, 1949]) expect(await screen('Yong Chol Kim', year), String(year)).toMatchObject({ status: 'hit', sdnUid: '12211' });
+    expect(await screen('Yong Chol Kim', 1962)).toMatchObject({ status: 'hit', sdnUid: '17614' });
+    for (const year of [1943, 1950, 1961, 1963]) expect(await screen('Yong Chol Kim', year), String(year)).toEqual({ status: 'clear' });
+    // An entry that lists no date of birth is never set aside.
+    for (const year of [null, 1950, 2001]) expect(await screen('Hachim K. Atia', year), String(year)).toMatchObject({ status: 'hit', sdnUid: '8348' });
   });
 });
 

@@ -27,6 +27,7 @@ export const sandboxFormSchema = z.object({
   jurisdiction: z.string().optional().meta({ description: 'verified: ISO 3166-1 alpha-2 of the document issuer' }),
   age: z.enum(Object.keys(sandboxAges) as [string, ...string[]]).optional().meta({ description: 'verified: the age bracket (under18: age_verified false)' }),
   name: z.string().max(200).optional().meta({ description: 'verified: the name to screen against the SDN list; never stored' }),
+  birth_year: z.string().max(10).optional().meta({ description: "verified, optional: the year of birth on the document, screened as the name's second identifier; never stored" }),
 });
 
 const formBody = bodyParser({ enableTypes: ['form'], formLimit: '8kb', onError: () => undefined });
@@ -41,7 +42,7 @@ export function verifyRoutes(router: Router, deps: VerifyDeps): void {
     if (!sameOrigin(ctx)) return html(ctx, 403, renderCrossSitePage(id));
     const form = sandboxFormSchema.safeParse((ctx.request as { body?: unknown }).body ?? {});
     if (!form.success) return showPage(ctx, deps, { problem: 'Choose one of the outcomes, and for a verified one the country and age.' });
-    const parsed = sandboxResult(form.data);
+    const parsed = sandboxResult({ ...form.data, birthYear: form.data.birth_year }, deps.identity.now());
     if ('problem' in parsed) return showPage(ctx, deps, { problem: parsed.problem, chosen: { jurisdiction: form.data.jurisdiction, age: form.data.age } });
     try {
       await deps.identity.submitSandboxResult(id, parsed.result);

@@ -58,7 +58,7 @@ export interface PageView {
   supportEmail: string;
   /** A problem with the sandbox form as submitted, shown above it. */
   problem?: string;
-  /** The country and age chosen in that form, chosen again (never the name: it is not kept). */
+  /** The country and age chosen in that form, chosen again (never the name or the year of birth: they are not kept). */
   chosen?: { jurisdiction?: string; age?: string };
 }
 
@@ -182,7 +182,9 @@ ${view.problem ? `<p class="problem" role="alert">${esc(view.problem)}</p>` : ''
 <select id="age" name="age">${ages}</select>
 <label for="name">Full name on the document</label>
 <input id="name" name="name" type="text" autocomplete="off" maxlength="200" placeholder="Given names and surname">
-<p class="hint">Screened against the OFAC sanctions list, then discarded. A listed name leads to a manual review.</p>
+<label for="birth_year">Year of birth on the document (optional)</label>
+<input id="birth_year" name="birth_year" type="text" inputmode="numeric" autocomplete="off" maxlength="4" placeholder="e.g. 1985">
+<p class="hint">Screened against the OFAC sanctions list, then discarded. A listed name leads to a manual review, unless the listed person was born in other years.</p>
 <div class="actions">
 <button class="primary" type="submit" name="outcome" value="verified" data-outcome="verified">Verification succeeds</button>
 <button class="secondary" type="submit" name="outcome" value="failed" data-outcome="failed">Verification fails</button>

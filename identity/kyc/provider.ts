@@ -1,7 +1,8 @@
 // One interface for the KYC vendors behind the verify page. A vendor answers with a result that
-// holds derived facts only, plus the name to screen, which lives in memory until the screening
-// call and is then dropped (identity/verification.ts): nothing else of the vendor's outputs (date
-// of birth, address, document number, images) leaves the provider.
+// holds derived facts only, plus the name and the year of birth to screen, which live in memory
+// until the screening call and are then dropped (identity/verification.ts): nothing else of the
+// vendor's outputs (the rest of the date of birth, address, document number, images) leaves the
+// provider.
 
 /** 21+ or 18+ when an age of at least that was verified; null when under 18. */
 export type AgeBracket = '21+' | '18+' | null;
@@ -13,6 +14,8 @@ export interface VerifiedIdentity {
   operatorType: 'individual';
   /** The name on the document, for sanctions screening only: never stored or logged. */
   screeningName: string;
+  /** The year of birth on the document, for sanctions screening only (null: not given): never stored or logged. */
+  screeningBirthYear: number | null;
 }
 
 export type KycResult =

@@ -6,8 +6,9 @@
 // (identity/sessions.ts), so a VS and a session must name each other.
 //
 // What leaves this module: the VS id and its hosted URL, and per result the derived facts of
-// provider.ts (the document's issuing country, an age bracket, 'individual') plus the name to
-// screen. Everything else Stripe holds (date of birth, address, id and document numbers, images)
+// provider.ts (the document's issuing country, an age bracket, 'individual') plus the name and the
+// year of birth to screen. Everything else Stripe holds (the rest of the date of birth, address,
+// id and document numbers, images)
 // is read here only as far as those facts need, and is never returned, logged or put in an error.
 //
 // Stripe shows the date of birth only to a restricted key with Identity's "Access recent
@@ -91,7 +92,7 @@ export function createStripeProvider(options: StripeProviderOptions): HostedProv
     if (!birth) return { outcome: 'failed', code: 'dob_unavailable' };
     const name = [vs.verified_outputs?.first_name, vs.verified_outputs?.last_name].map((part) => part?.trim() ?? '').filter((part) => part.length > 0).join(' ');
     if (name.length === 0) return { outcome: 'failed', code: 'name_unavailable' };
-    return { outcome: 'verified', identity: { jurisdiction, ageBracket: ageBracketOf(birth, now()), operatorType: 'individual', screeningName: name } };
+    return { outcome: 'verified', identity: { jurisdiction, ageBracket: ageBracketOf(birth, now()), operatorType: 'individual', screeningName: name, screeningBirthYear: birth.year } };
   }
 
   function verifiedEvent(rawBody: Buffer, signature: string | undefined): Stripe.Event {

@@ -14,3 +14,13 @@ export interface ListedName {
   nameType: SdnNameType;
   sdnType: SdnType;
 }
+
+/**
+ * A date of birth an SDN entry lists, as the years it allows: "DOB 15 Jun 1973" is 1973-1973,
+ * "DOB 1970 to 1975" 1970-1975, "DOB circa 1973" 1971-1975 (pipeline/sanctions/birth-years.ts).
+ */
+export interface ListedBirth {
+  sdnUid: string;
+  from: number;
+  to: number;
+}

@@ -12,7 +12,6 @@ import type { Store } from '../store/store.ts';
 import { sqlFile } from '../store/sql-files.ts';
 import type { Logger } from '../log.ts';
 import type { ListedAddress } from './listing.ts';
-import type { ListedName } from './listed-name.ts';
 import { familyOfListed, listingKey, type SanctionsFamily } from './address-family.ts';
 import { readListings, type SanctionsSource, type SourceListings } from './read-listings.ts';
 import { readNames, type NamesSource, type SourceNames } from './read-names.ts';
@@ -103,7 +102,7 @@ export async function refreshSanctionsList(
     sha256: read.sha256,
     ...counts,
     rowsByFamily: rowsByFamily(rows),
-    ...(names && namesResult ? { names: { source: names.read.description, ...namesResult, byType: namesByType(names.rows) } } : {}),
+    ...(names && namesResult ? { names: { source: names.read.description, ...namesResult, byType: namesByType(names.rows.names) } } : {}),
   };
   const namesPart = namesResult === undefined ? '' : `, names ${namesResult.changed ? 'replaced' : 'unchanged'}`;
   log.info(`sanctions list ${changed ? 'replaced' : 'unchanged'}${namesPart}`, summary);
@@ -112,7 +111,7 @@ export async function refreshSanctionsList(
 
 // The names of the names source and the rows to load (throws when it has none); those of the
 // address pass when it is the same sdn_advanced.xml, so a 100 MB file is fetched and parsed once.
-async function namesOf(names: NamesSource, source: SanctionsSource, read: SourceListings, limits: SourceLimits): Promise<{ read: SourceNames; rows: ListedName[] }> {
+async function namesOf(names: NamesSource, source: SanctionsSource, read: SourceListings, limits: SourceLimits): Promise<{ read: SourceNames; rows: ReturnType<typeof namesToLoad> }> {
   const sameXml = names.kind === 'sdn-advanced-xml' && source.kind === 'sdn-advanced-xml' && names.file === source.file;
   const namesRead = sameXml && read.names ? read.names : await readNames(names, limits);
   return { read: namesRead, rows: namesToLoad(namesRead) };

@@ -12,18 +12,22 @@
 // alt.csv leaves them out. A name whose Identity/NamePartGroups give some parts the "Last Name"
 // type is written as sdn.csv writes it, "SURNAME, Given". The entry's type (individual, entity,
 // vessel, aircraft) comes from the Profile's PartySubType, or its PartyType when the sub type is
-// "Unknown"; '' when the document does not define them.
+// "Unknown"; '' when the document does not define them. Dates of birth are the Profile's
+// "Birthdate" features: each DatePeriod's years, from its earliest to its latest, widened when its
+// Start or End is Approximate (pipeline/sanctions/birth-years.ts).
 //
 // Streaming: text goes through `write` in chunks. It relies on the schema's element order
 // (ReferenceValueSets before DistinctParties, SanctionsEntries after them), which the XSD's
 // sequence fixes; a document in another order is refused rather than misread.
 import { createXmlScanner } from './xml-scanner.ts';
 import { digitalCurrencyAddressPrefix, type ListedAddress } from './listing.ts';
-import type { ListedName, SdnNameType, SdnType } from './listed-name.ts';
+import type { ListedBirth, ListedName, SdnNameType, SdnType } from './listed-name.ts';
+import { yearsOf } from './birth-years.ts';
 
 const createdEventLabel = 'Created';
 const aliasTypeLabels: Record<string, SdnNameType> = { 'A.K.A.': 'aka', 'F.K.A.': 'fka', 'N.K.A.': 'nka', Name: 'aka' };
 const lastNameLabel = 'Last Name';
+const birthdateLabel = 'Birthdate';
 // Reference values resolved by label: element name -> (ID -> label).
 const referenceSets = ['FeatureType', 'EntryEventType', 'AliasType', 'PartySubType', 'PartyType', 'NamePartType'] as const;
 type ReferenceSet = (typeof referenceSets)[number];
@@ -31,6 +35,7 @@ type ReferenceSet = (typeof referenceSets)[number];
 export interface SdnAdvancedParse {
   addresses: ListedAddress[];
   names: ListedName[];
+  births: ListedBirth[];
   /** DistinctParty elements in the document. */
   partyCount: number;
   /** Oddities that did not stop the parse, e.g. an address feature without a value. */
@@ -58,6 +63,9 @@ export function createSdnAdvancedParser(): SdnAdvancedParser {
   const partyTypeOfSubType = new Map<string, string>();
   const names: ListedName[] = [];
   const nameWarnings: string[] = [];
+  const births: ListedBirth[] = [];
+  // Profiles with a date of birth that could not be read: none of their dates is used.
+  const unreadBirths = new Set<string>();
   const designatedOn = new Map<string, string>();
   const found: { sdnUid: string; label: string; address: string }[] = [];
   const warnings: string[] = [];
@@ -75,6 +83,7 @@ export function createSdnAdvancedParser(): SdnAdvancedParser {
   let documentedName: { group: string; value: string }[] | null = null;
   let namePartGroup = '';
   let feature: { label: string; values: string[] } | null = null;
+  let birth: { years: string[]; approximate: boolean } | null = null;
   let entryProfileId: string | null = null;
   let event: { typeId: string; parts: Record<string, string> } | null = null;
 
@@ -114,6 +123,11 @@ export function createSdnAdvancedParser(): SdnAdvancedParser {
         identity.partTypes.set(required(attributes, 'ID', name), attributes.NamePartTypeID ?? '');
       } else if (name === 'Feature' && attributes.FeatureTypeID !== undefined) {
         feature = openFeature(attributes.FeatureTypeID, parent);
+        if (featureTypes.get(attributes.FeatureTypeID) === birthdateLabel && parent === 'Profile' && profileId !== null) birth = { years: [], approximate: false };
+      } else if ((name === 'Start' || name === 'End') && parent === 'DatePeriod' && birth) {
+        if (attributes.Approximate === 'true') birth.approximate = true;
+      } else if (name === 'Year' && (parent === 'From' || parent === 'To') && birth) {
+        captured = '';
       } else if (name === 'VersionDetail' && parent === 'FeatureVersion' && feature) {
         captured = '';
       } else if (name === 'SanctionsEntry') {
@@ -136,9 +150,11 @@ export function createSdnAdvancedParser(): SdnAdvancedParser {
         if ((referenceSets as readonly string[]).includes(name)) references[name as ReferenceSet].set(referenceId, value);
         else if (name === 'NamePartValue' && value !== '') documentedName!.push({ group: namePartGroup, value });
         else if (name === 'VersionDetail' && value !== '') feature!.values.push(value);
+        else if (name === 'Year' && birth) birth.years.push(value);
         else if (name === 'Year' || name === 'Month' || name === 'Day') event!.parts[name] = value;
       } else if (name === 'ReferenceValueSets') referenceSetsRead = true;
       else if (name === 'Feature' && feature) closeFeature(feature);
+      else if (name === 'Feature' && birth) closeBirth(birth);
       else if (name === 'DocumentedName' && documentedName) closeDocumentedName(documentedName);
       else if (name === 'Alias') aliasType = null;
       else if (name === 'Identity' && identity) closeIdentity(identity);
@@ -198,6 +214,17 @@ export function createSdnAdvancedParser(): SdnAdvancedParser {
     feature = null;
   }
 
+  function closeBirth(open: { years: string[]; approximate: boolean }): void {
+    birth = null;
+    const years = open.years.map((y) => (/^\d{4}$/.test(y) ? Number(y) : NaN));
+    const read = years.length === 0 ? null : yearsOf(Math.min(...years), Math.max(...years), open.approximate);
+    if (read) births.push({ sdnUid: profileId!, ...read });
+    else {
+      unreadBirths.add(profileId!);
+      nameWarnings.push(`profile ${profileId}: a date of birth with years ${JSON.stringify(open.years)} is not read; none of its dates of birth is used`);
+    }
+  }
+
   function closeEvent(open: { typeId: string; parts: Record<string, string> }): void {
     event = null;
     const typeLabel = eventTypes.get(open.typeId);
@@ -226,7 +253,7 @@ export function createSdnAdvancedParser(): SdnAdvancedParser {
         nameWarnings.push('no PartySubTypeValues: whether an entry is an individual, an entity, a vessel or an aircraft is unknown, so every name is screened');
       }
       const addresses = found.map((a) => ({ ...a, listedAt: designatedOn.get(a.sdnUid) ?? null }));
-      return { addresses, names, partyCount, warnings, nameWarnings };
+      return { addresses, names, births: births.filter((b) => !unreadBirths.has(b.sdnUid)), partyCount, warnings, nameWarnings };
     },
   };
 }

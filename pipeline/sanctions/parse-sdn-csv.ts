@@ -79,7 +79,8 @@ function checkContinuationsFit(entries: string[][], continuations: Map<string, s
 
 // The files seen so far are ASCII, where characters and bytes agree; whether OFAC counts
 // characters or UTF-8 bytes once a name has accents is unknown, so either reaching it counts.
-function reachesCut(remarks: string): boolean {
+/** Whether sdn.csv cut these remarks (the rest, if any, is in sdn_comments.csv). */
+export function reachesCut(remarks: string): boolean {
   return remarks.length >= remarksCut || Buffer.byteLength(remarks, 'utf8') >= remarksCut;
 }
 

@@ -91,7 +91,7 @@ async function readSdnAdvancedXml(file: string, limits: SourceLimits): Promise<S
   parser.write(decoder.decode());
   const parsed = parser.end();
   const [sha256, description] = [hash.digest('hex'), describeSource(file)];
-  return { listed: parsed.addresses, sha256, description, warnings: parsed.warnings, names: { names: parsed.names, sha256, description, warnings: parsed.nameWarnings } };
+  return { listed: parsed.addresses, sha256, description, warnings: parsed.warnings, names: { names: parsed.names, births: parsed.births, sha256, description, warnings: parsed.nameWarnings } };
 }
 
 export async function readText(location: string, name: string, parts: Part[], limits: SourceLimits): Promise<string> {

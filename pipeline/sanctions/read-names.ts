@@ -1,7 +1,7 @@
 // Reads the SDN names of a names source: sdn.csv with alt.csv beside it, or sdn_advanced.xml.
 // The content hash covers every file read (sdn.csv and alt.csv hashed as parts, as read-listings
 // does), so a change in either is a change of the source.
-import type { ListedName } from './listed-name.ts';
+import type { ListedBirth, ListedName } from './listed-name.ts';
 import { parseSdnCsvNames } from './parse-sdn-csv-names.ts';
 import { combined, readListings, readText, type Part } from './read-listings.ts';
 import { describeSource, type SourceLimits } from './read-source.ts';
@@ -11,6 +11,8 @@ export type NamesSource = { kind: 'sdn-csv'; sdnFile: string; altFile?: string }
 
 export interface SourceNames {
   names: ListedName[];
+  /** The entries' dates of birth as years (pipeline/sanctions/birth-years.ts). */
+  births: ListedBirth[];
   sha256: string;
   /** Paths or credential-free URLs, as recorded in sanctioned_name_loads.source. */
   description: string;
@@ -34,5 +36,5 @@ export async function readNames(source: NamesSource, limits: SourceLimits): Prom
     );
   }
   const files = [source.sdnFile, source.altFile].filter((f) => f !== undefined);
-  return { names: parsed.names, sha256: combined(parts), description: files.map(describeSource).join(' + '), warnings };
+  return { names: parsed.names, births: parsed.births, sha256: combined(parts), description: files.map(describeSource).join(' + '), warnings };
 }

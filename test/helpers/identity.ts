@@ -61,6 +61,7 @@ export interface SandboxFields {
   jurisdiction?: string;
   age?: string;
   name?: string;
+  birth_year?: string;
 }
 
 /** What the sandbox form posts; the answer is not followed (303 back to the page). */
