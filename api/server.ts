@@ -86,8 +86,8 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   let jobs: JobRunner;
   try {
     jobs = config.redisUrl
-      ? await startBullmqRunner({ store, config, log: log.child('jobs'), runs, redisUrl: config.redisUrl, ioWorkersInOwner: options.ioWorkersInOwner })
-      : startInProcessRunner({ store, config, log: log.child('jobs'), runs });
+      ? await startBullmqRunner({ store, config, log: log.child('jobs'), runs, identityState, redisUrl: config.redisUrl, ioWorkersInOwner: options.ioWorkersInOwner })
+      : startInProcessRunner({ store, config, log: log.child('jobs'), runs, identityState });
     // The BullMQ runner registers schedules itself once Redis answers (start is not blocked on it).
     if (jobs.kind === 'in-process') await jobs.reloadSchedules();
   } catch (err) {

@@ -147,6 +147,21 @@ export class RefreshIndex {
     return { token, familyId: record.familyId, expiresAt: record.familyExpiresAt };
   }
 
+  /** Forgets refresh tokens whose rows this unit deleted (identity/prune-credentials.ts); back if it rolls back. */
+  forget(tx: WriteTx, hashes: readonly string[]): void {
+    const gone = hashes.flatMap((hash) => {
+      const record = this.byHash.get(hash);
+      return record ? [{ hash, record }] : [];
+    });
+    for (const { hash, record } of gone) {
+      this.byHash.delete(hash);
+      const family = this.families.get(record.familyId)!.filter((r) => r !== record);
+      if (family.length === 0) this.families.delete(record.familyId);
+      else this.families.set(record.familyId, family);
+    }
+    if (gone.length > 0) tx.onRollback(() => gone.forEach(({ hash, record }) => this.put(hash, record)));
+  }
+
   private put(hash: string, record: RefreshRecord): void {
     this.byHash.set(hash, record);
     const family = this.families.get(record.familyId) ?? [];

@@ -196,6 +196,23 @@ export class TokenIndex {
     }
   }
 
+  /** Forgets tokens whose rows this unit deleted (identity/prune-credentials.ts); back if it rolls back. */
+  forget(tx: WriteTx, tokens: readonly { id: string; hash: string }[]): void {
+    const gone = tokens.flatMap(({ id, hash }) => {
+      const record = this.byId.get(id);
+      return record ? [{ hash, record }] : [];
+    });
+    if (gone.length === 0) return;
+    for (const { hash, record } of gone) {
+      this.remove(hash, record);
+      this.used.delete(record);
+    }
+    tx.onRollback(() => {
+      for (const { hash, record } of gone) this.put(hash, record);
+      this.revokedRevision++;
+    });
+  }
+
   private put(hash: string, record: TokenRecord): void {
     this.byHash.set(hash, record);
     this.byId.set(record.id, record);

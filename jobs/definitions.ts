@@ -17,6 +17,8 @@ export const jobInputs = {
   'prune-assessments': z.object({}).strict(),
   // Deletes verification sessions nobody completed, SESSION_RETENTION_DAYS past their expiry.
   'prune-sessions': z.object({}).strict(),
+  // Deletes expired operator tokens no capture names, expired refresh families and wallet challenges, CREDENTIAL_RETENTION_DAYS past their expiry.
+  'prune-credentials': z.object({}).strict(),
 } as const;
 
 export type JobName = keyof typeof jobInputs;
@@ -66,5 +68,6 @@ export function defaultSchedules(config: Config): Schedule[] {
       : []),
     { scheduleId: 'prune-assessments', jobName: 'prune-assessments', jobData: {}, everySeconds: 86_400 },
     { scheduleId: 'prune-sessions', jobName: 'prune-sessions', jobData: {}, everySeconds: 86_400 },
+    { scheduleId: 'prune-credentials', jobName: 'prune-credentials', jobData: {}, everySeconds: 86_400 },
   ];
 }

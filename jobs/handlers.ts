@@ -15,6 +15,8 @@ import { ListShrinkError, refreshSanctionsList } from '../pipeline/sanctions/loa
 import { namesSourceFromSettings, sanctionsSourceFromSetting } from '../pipeline/sanctions/source-setting.ts';
 import { pruneAssessments } from '../identity/assess/assessments.ts';
 import { pruneSessions } from '../identity/sessions.ts';
+import { pruneCredentials } from '../identity/prune-credentials.ts';
+import type { IdentityState } from '../identity/state.ts';
 import { jobInputs, type JobData, type JobName } from './definitions.ts';
 import { readFileSync } from 'node:fs';
 import type { JobProgress } from './run-log.ts';
@@ -25,6 +27,8 @@ export interface JobDeps {
   log: Logger;
   /** Where ingestion reads block ranges; in this process when absent. */
   fetchChunk?: ChunkFetcher;
+  /** The owner's identity state (a running server): what a prune deletes leaves its memory too. */
+  identityState?: Pick<IdentityState, 'tokens' | 'refresh'>;
 }
 
 export class JobInputError extends Error {
@@ -68,6 +72,7 @@ const handlers: Record<JobName, Handler> = {
   // Through the operational writer, which appends the rows (identity/assess/assessments.ts).
   'prune-assessments': (deps) => pruneAssessments(deps.store, deps.config.assessmentRetentionDays, new Date()),
   'prune-sessions': (deps) => pruneSessions(deps.store, deps.config.sessionRetentionDays, new Date()),
+  'prune-credentials': (deps) => pruneCredentials(deps.store, deps.identityState ?? null, deps.config.credentialRetentionDays, new Date()),
 };
 
 /**

@@ -97,6 +97,8 @@ const configSchema = z.object({
   assessmentRetentionDays: z.coerce.number().int().min(1).max(3650).default(365),
   // Days an agent session nobody completed (pending or failed) is kept past its expiry; the prune-sessions job deletes older ones.
   sessionRetentionDays: z.coerce.number().int().min(1).max(3650).default(30),
+  // Days an expired operator token, refresh family or wallet challenge is kept; the prune-credentials job deletes older ones.
+  credentialRetentionDays: z.coerce.number().int().min(1).max(3650).default(90),
   chains: z.record(z.string().regex(/^[a-z0-9-]+$/, 'chain names are lowercase letters, digits and -'), chainSchema).default({}),
 });
 
@@ -149,6 +151,7 @@ const envNames = {
   supportEmail: 'SUPPORT_EMAIL',
   assessmentRetentionDays: 'ASSESSMENT_RETENTION_DAYS',
   sessionRetentionDays: 'SESSION_RETENTION_DAYS',
+  credentialRetentionDays: 'CREDENTIAL_RETENTION_DAYS',
 } as const;
 
 type Env = Record<string, string | undefined>;

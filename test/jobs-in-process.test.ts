@@ -72,7 +72,7 @@ describe('in-process job runner', () => {
 
   it('lists default schedules, and changes, adds and removes them', async () => {
     const list = async () => (await runOperationIn(ctx, 'jobs.list', {})) as { schedule: string; job: string; data: unknown; every_seconds: number; runner: string }[];
-    expect((await list()).map((s) => s.schedule)).toEqual(['fetch-metadata-devnet', 'ingest-devnet', 'prune-assessments', 'prune-sessions', 'score', 'score-full']);
+    expect((await list()).map((s) => s.schedule)).toEqual(['fetch-metadata-devnet', 'ingest-devnet', 'prune-assessments', 'prune-credentials', 'prune-sessions', 'score', 'score-full']);
     expect((await list()).find((s) => s.schedule === 'ingest-devnet')).toMatchObject({ every_seconds: 3600, runner: 'in-process' });
     expect((await list()).find((s) => s.schedule === 'score-full')).toMatchObject({ every_seconds: 86_400, job: 'score', data: { full: true } });
     // README, "Jobs": fetch-metadata-<chain> every 300 s, score every SCORE_INTERVAL_SECONDS (60 by default).
@@ -83,7 +83,7 @@ describe('in-process job runner', () => {
     await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'nightly-export', name: 'export', everySeconds: 86_400 });
     await runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'nightly-export', everySeconds: null });
     const after = await list();
-    expect(after.map((s) => s.schedule)).toEqual(['fetch-metadata-devnet', 'ingest-devnet', 'prune-assessments', 'prune-sessions', 'score', 'score-full']);
+    expect(after.map((s) => s.schedule)).toEqual(['fetch-metadata-devnet', 'ingest-devnet', 'prune-assessments', 'prune-credentials', 'prune-sessions', 'score', 'score-full']);
     expect(after.find((s) => s.schedule === 'ingest-devnet')!.every_seconds).toBe(30);
     await expect(runOperationIn(ctx, 'jobs.schedule', { scheduleId: 'brand-new', everySeconds: 5 })).rejects.toThrow(/give --job/);
     // `jobs schedule brand-new --remove`: there is nothing to remove, and nothing to create.
