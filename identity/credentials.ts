@@ -4,10 +4,11 @@
 // newest such verification is the account's operator (identity/wallets/directory.ts keeps it).
 //
 // A credential only identifies: whether its operator is acceptable is decided live on every use
-// (assess, the gate), from the operator's facts at that time.
+// (assess, the gate), from the facts at that time of the account holder's newest verification
+// (WalletDirectory.operatorOf), so verifying again renews every credential of the account.
 import type { Store } from '../pipeline/store/store.ts';
 import { sqlFile } from '../pipeline/store/sql-files.ts';
-import { accountVerification, type Operator } from './operators.ts';
+import { accountVerification, sanctionsClear, type Operator } from './operators.ts';
 import { openAccountSession, type Session } from './sessions.ts';
 import { at } from './store-values.ts';
 import type { IdentityState } from './state.ts';
@@ -20,8 +21,11 @@ export interface CredentialRequest {
 
 export type CredentialCreation =
   | { kind: 'created'; token: IssuedToken; label: string | null }
-  /** No verification of the account holder yet (or a new one is needed): verify at this session. */
-  | { kind: 'kyc_required'; session: Session }
+  /**
+   * No verification of the account holder yet, or a new one is needed (`stale`: the name screening
+   * is older than the freshness window): verify at this session.
+   */
+  | { kind: 'kyc_required'; session: Session; stale: boolean }
   /** Verified, but the name screening flagged it (`sessionId`): credentials wait for a person's review. */
   | { kind: 'under_review'; sessionId: string };
 
@@ -32,7 +36,7 @@ export function accountOperator(state: IdentityState, accountId: string): Operat
 }
 
 export async function createCredential(
-  deps: { store: Store; state: IdentityState; kycProvider: string },
+  deps: { store: Store; state: IdentityState; kycProvider: string; freshnessDays: number },
   accountId: string,
   request: CredentialRequest,
   now: Date,
@@ -44,8 +48,11 @@ export async function createCredential(
     const [flagged] = await deps.store.read(sqlFile('identity/session_of_operator'), [operator.id]);
     if (flagged && flagged.review_decision === null) return { kind: 'under_review', sessionId: String(flagged.id) };
   }
-  if (operator?.sanctionsResult !== 'clear') {
-    return { kind: 'kyc_required', session: await openAccountSession(deps.store, { accountId, kycProvider: deps.kycProvider, now }) };
+  // A screening older than the window would fail every require_sanctions_clear policy (spec 4.2
+  // rule 4) with no way out for the holder: a new verification renews all their credentials.
+  const stale = operator?.sanctionsResult === 'clear' && sanctionsClear(operator, now, deps.freshnessDays) === null;
+  if (operator?.sanctionsResult !== 'clear' || stale) {
+    return { kind: 'kyc_required', session: await openAccountSession(deps.store, { accountId, kycProvider: deps.kycProvider, now }), stale };
   }
   const token = await deps.store.write((tx) =>
     deps.state.tokens.issue(tx, {

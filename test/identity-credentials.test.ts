@@ -180,6 +180,38 @@ describe('credentials, wallet capture and refresh tokens', () => {
       clock = verifiedAt + 1_000;
     });
 
+    it('a stale screening: creation is 409 kyc_required with a verify_url; verifying there renews every credential of the account, and the wallets they captured', async () => {
+      const holder = await createAccount(server.store, { plan: 'scale', name: 'Stale Holder' }, server.keys);
+      const assessor = await createAccount(server.store, { plan: 'scale', name: 'Assessor' }, server.keys);
+      await verifyHolder(holder.api_key);
+      const verifiedAt = clock;
+      const credential = (await api(holder.api_key, 'POST', '/v1/credentials', { label: 'long-lived', ttl_days: 365 })).body.credential as string;
+      const wallet = `0x${'a1'.repeat(20)}`;
+      expect((await api(accounts.merchant.api_key, 'POST', '/v1/credentials/wallets', { operator_token: credential, wallet_address: wallet, network: 'evm' })).body.associated).toBe(true);
+      const policy = { require_sanctions_clear: true };
+      const decisions = async () => {
+        const byToken = (await api(assessor.api_key, 'POST', '/v1/assess', { operator_token: credential, policy })).body;
+        const byWallet = (await api(assessor.api_key, 'POST', '/v1/assess', { address: wallet, policy })).body;
+        return [byToken.decision, byToken.decision_reasons, byWallet.decision, byWallet.decision_reasons];
+      };
+      expect(await decisions()).toEqual(['allow', [], 'allow', []]);
+
+      clock = verifiedAt + 91 * day;
+      expect(await decisions()).toEqual(['deny', ['kyc_required'], 'deny', ['kyc_required']]);
+      const refused = await api(holder.api_key, 'POST', '/v1/credentials', {});
+      expect([refused.status, refused.body.error.code, refused.body.next_steps.action]).toEqual([409, 'kyc_required', 'complete_kyc_then_retry']);
+      expect(refused.body.error.message).toContain('older than the freshness window');
+      expect((await submitSandbox(refused.body.verify_url, { ...clearPerson, name: 'Margaret Whitfield-Ames' })).status).toBe(303);
+
+      // The credential made before speaks for the holder's new verification, and so does its capture.
+      expect(await decisions()).toEqual(['allow', [], 'allow', []]);
+      const listed = (await api(holder.api_key, 'GET', '/v1/credentials')).body;
+      expect(listed.account_verification.sanctions_clear).toBe(true);
+      expect(listed.credentials.map((c: { label: string }) => c.label)).toEqual(['long-lived']);
+      expect((await api(holder.api_key, 'POST', '/v1/credentials', {})).status).toBe(200);
+      clock = verifiedAt + 1_000;
+    });
+
     it('a flagged holder verification: sanctions_clear false, and credentials wait for a review (409 with contact_support)', async () => {
       const holder = await createAccount(server.store, { plan: 'scale', name: 'Flagged Holder' }, server.keys);
       await verifyHolder(holder.api_key, { outcome: 'verified', jurisdiction: 'BZ', age: '21+', name: 'Daniel Moreno' });

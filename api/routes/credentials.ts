@@ -64,7 +64,10 @@ export function credentialRoutes(router: Router<AuthState>, deps: { identity: Id
     const baseUrl = deps.identity.deps.serviceBaseUrl();
     if (created.kind === 'kyc_required') {
       const verifyUrl = sessionUrls(baseUrl, created.session.id).verifyUrl;
-      throw new ApiError('kyc_required', 'the account holder has not verified their identity yet: complete it at verify_url, then create the credential again', {}, {}, {
+      const why = created.stale
+        ? "the account holder's sanctions screening is older than the freshness window: verify again at verify_url (it renews every credential of the account), then create the credential again"
+        : 'the account holder has not verified their identity yet: complete it at verify_url, then create the credential again';
+      throw new ApiError('kyc_required', why, {}, {}, {
         verify_url: verifyUrl,
         next_steps: completeKycThenRetry({ verifyUrl, expiresAt: created.session.expiresAt }),
       });

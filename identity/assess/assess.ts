@@ -85,7 +85,7 @@ async function assessLive(deps: AssessDeps, accountId: string, request: AssessRe
       return { kind: 'token_expired', session: mintSession(deps, accountId, now) };
     }
     state.tokens.markUsed(verified.token, now);
-    operatorId = verified.token.operatorId;
+    operatorId = state.wallets.operatorOf(verified.token);
     const operator = state.operators.get(operatorId);
     facts = operator ? operatorFacts(operator, now, deps.freshnessDays) : unverifiedFacts('none');
     claimed = { kind: 'operator_token', operatorId };

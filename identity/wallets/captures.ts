@@ -31,9 +31,10 @@ export async function captureWallet(
   const outcome = await deps.store.write(async (tx) => {
     // Again inside the unit: a revocation queued before this capture has committed by now.
     if (!isActive(token, now)) return null;
-    const captured = deps.state.wallets.capture(tx, { tokenId: token.id, operatorId: token.operatorId, network: c.network, wallet: c.wallet, idempotencyKey, now });
+    const operatorId = deps.state.wallets.operatorOf(token);
+    const captured = deps.state.wallets.capture(tx, { tokenId: token.id, operatorId, network: c.network, wallet: c.wallet, idempotencyKey, now });
     if (captured.changed) {
-      await tx.run(sqlFile('identity/wallet_capture_insert'), [token.id, token.operatorId, merchantAccountId, c.network, c.wallet, idempotencyKey, at(now), captureSeq(now)]);
+      await tx.run(sqlFile('identity/wallet_capture_insert'), [token.id, operatorId, merchantAccountId, c.network, c.wallet, idempotencyKey, at(now), captureSeq(now)]);
     }
     return captured;
   });

@@ -4,7 +4,9 @@
 //     the newest claim of a wallet is its owner;
 //   - a capture: a merchant saw the wallet pay under an operator token (identity/wallets/captures.ts);
 //     a capture is active while its token is not revoked (a revoked credential, or a refresh family
-//     revoked for reuse, may have been a thief's: what it captured no longer counts).
+//     revoked for reuse, may have been a thief's: what it captured no longer counts). It belongs
+//     to the operator its token speaks for now (operatorOf: a credential, to its account holder's
+//     newest verification).
 // A wallet's group is the verified operator behind it (its claiming account's, or the operator of
 // its earliest active capture), or, for a claim by an account no verification backs, that
 // account. Every wallet of the group is a linked wallet; the group's canonical wallet
@@ -19,7 +21,7 @@ import type { WriteTx } from '../../pipeline/store/group-commit.ts';
 import { sqlFile } from '../../pipeline/store/sql-files.ts';
 import { parseAddress } from '../../pipeline/address.ts';
 import { dateOf, textOf } from '../store-values.ts';
-import type { TokenIndex } from '../tokens.ts';
+import type { TokenIndex, TokenRecord } from '../tokens.ts';
 import type { OperatorIndex } from '../operators.ts';
 import { addTo } from '../multimap.ts';
 
@@ -67,6 +69,8 @@ export class WalletDirectory {
   private readonly accountsByOperator = new Map<string, Set<string>>();
   private readonly captures = new Map<string, Capture[]>();
   private readonly capturedByOperator = new Map<string, Set<string>>();
+  // Wallets captured under an account's credentials: they follow the account's operator.
+  private readonly capturedByAccount = new Map<string, Set<string>>();
   private readonly tuples = new Map<string, Tuple>();
   private readonly resolutions = new Map<string, WalletResolution>();
   private resolvedAtRevocations = -1;
@@ -193,6 +197,8 @@ export class WalletDirectory {
       const list = this.captures.get(walletKey)!;
       list.splice(list.indexOf(capture), 1);
       if (!list.some((other) => other.operatorId === c.operatorId)) this.capturedByOperator.get(c.operatorId)?.delete(walletKey);
+      const account = this.credentialAccountOf(capture);
+      if (account !== null && !list.some((other) => this.credentialAccountOf(other) === account)) this.capturedByAccount.get(account)?.delete(walletKey);
       this.forgetResolutions();
     });
     return { firstSeen: true, changed: true };
@@ -201,6 +207,16 @@ export class WalletDirectory {
   /** The operator of an account holder's own newest verification, when there is one. */
   operatorOfAccount(accountId: string): string | null {
     return this.accountOperator.get(accountId) ?? null;
+  }
+
+  /**
+   * The operator a token speaks for now. A credential (POST /v1/credentials) is its account's: it
+   * resolves to the holder's newest verification (spec 2.1: the account's verification state decides;
+   * 4.2: "resolves to the account KYC"), so a holder who verifies again renews all their
+   * credentials. A session's or a refresh exchange's token is the person verified in that session.
+   */
+  operatorOf(token: TokenRecord): string {
+    return token.source === 'credential' ? (this.accountOperator.get(token.accountId) ?? token.operatorId) : token.operatorId;
   }
 
   /** The tuple's transaction count (spec 4.8: internal), for tests and support. */
@@ -215,12 +231,14 @@ export class WalletDirectory {
       const operatorId = this.accountOperator.get(claim.accountId);
       return operatorId ? `op:${operatorId}` : `acct:${claim.accountId}`;
     }
-    let earliest: Capture | null = null;
+    let earliest: { capture: Capture; token: TokenRecord } | null = null;
     for (const capture of this.captures.get(walletKey) ?? []) {
-      if (this.tokens.get(capture.tokenId)?.revokedAt !== null) continue;
-      if (!earliest || capture.firstAt < earliest.firstAt) earliest = capture;
+      // A token no longer known (pruned, identity/prune-credentials.ts keeps captured ones) reads as revoked.
+      const token = this.tokens.get(capture.tokenId);
+      if (!token || token.revokedAt !== null) continue;
+      if (!earliest || capture.firstAt < earliest.capture.firstAt) earliest = { capture, token };
     }
-    return earliest ? `op:${earliest.operatorId}` : null;
+    return earliest ? `op:${this.operatorOf(earliest.token)}` : null;
   }
 
   // Wallets that may be in `group` (each is checked with groupOf by the caller).
@@ -228,7 +246,10 @@ export class WalletDirectory {
     const id = group.slice(group.indexOf(':') + 1);
     if (group.startsWith('acct:')) return yield* this.claimsByAccount.get(id) ?? [];
     yield* this.capturedByOperator.get(id) ?? [];
-    for (const accountId of this.accountsByOperator.get(id) ?? []) yield* this.claimsByAccount.get(accountId) ?? [];
+    for (const accountId of this.accountsByOperator.get(id) ?? []) {
+      yield* this.claimsByAccount.get(accountId) ?? [];
+      yield* this.capturedByAccount.get(accountId) ?? [];
+    }
   }
 
   private putClaim(claim: Claim): void {
@@ -246,6 +267,14 @@ export class WalletDirectory {
     list.push(capture);
     this.captures.set(walletKey, list);
     addTo(this.capturedByOperator, capture.operatorId, walletKey);
+    const account = this.credentialAccountOf(capture);
+    if (account !== null) addTo(this.capturedByAccount, account, walletKey);
+  }
+
+  /** The account whose credential made the capture; null for a session's or a refresh's token. */
+  private credentialAccountOf(capture: Capture): string | null {
+    const token = this.tokens.get(capture.tokenId);
+    return token?.source === 'credential' ? token.accountId : null;
   }
 
   private linkAccount(accountId: string, operatorId: string): void {
