@@ -142,7 +142,14 @@ export function createApp(deps: AppDeps): Koa {
   // doubled that on every lookup. The /v1 middleware runs only for the /v1 routes it prefixes.
   const router = new Router<AuthState>();
   const stats = createStatsCache(deps.store);
-  healthRoutes(router, { store: deps.store, startedAt: deps.startedAt ?? new Date(), redisUrl: deps.redisUrl, now: deps.now, staleAfterSeconds: deps.staleAfterSeconds });
+  healthRoutes(router, {
+    store: deps.store,
+    startedAt: deps.startedAt ?? new Date(),
+    redisUrl: deps.redisUrl,
+    now: deps.now,
+    staleAfterSeconds: deps.staleAfterSeconds,
+    serviceUrl: () => deps.identity.deps.serviceBaseUrl(),
+  });
   signupRoutes(router);
   openApiRoutes(router);
   if (deps.signer) signingKeyRoutes(router, deps.signer);

@@ -29,6 +29,7 @@ import {
 } from './denials.ts';
 import { presentedIdentity, type Presented } from './headers.ts';
 import { createServiceClient, errorCodeOf, infraReasonOf, problemOf, problemReporter, type Answered, type ServiceAnswer } from './service-client.ts';
+import { serviceAddress } from './service-address.ts';
 import { isDenial, type GateDenial, type GatePass, type GateResult, type InfraReason, type Payment, type Policy, type RequestLike, type ServiceProblem } from './types.ts';
 
 export interface GateOptions {
@@ -81,6 +82,7 @@ export function createGate(options: GateOptions): Gate {
   const cache = createTtlCache<GateResult>({ ttlSeconds: options.cacheTtlSeconds ?? 300, maxEntries: options.cacheMaxEntries ?? 10_000 });
   const policyKey = JSON.stringify(options.policy ?? null);
   const problem = problemReporter(options.onServiceProblem);
+  const ownAddress = serviceAddress(client);
 
   // Rule 2: the service failing is 503, or with failOpen a degraded pass (nothing checked).
   function infraResult(reason: InfraReason, presented: Presented): GateResult {
@@ -97,7 +99,10 @@ export function createGate(options: GateOptions): Gate {
   async function mintSession(): Promise<{ session: SessionFields } | { failed: ServiceAnswer }> {
     const answer = await client.call('POST', '/v1/sessions', { context: 'merchant gate', ...(options.productName ? { product_name: options.productName.slice(0, 200) } : {}) });
     const session = answer.kind === 'answer' && answer.status === 200 ? sessionOf(answer.body) : null;
-    if (session) return { session };
+    if (session) {
+      ownAddress.learnFrom((answer as Answered).body.agent_memory);
+      return { session };
+    }
     problem(answer.kind === 'answer' && answer.status === 200 ? { call: 'sessions', status: 200, detail: 'the session answer lacks its fields' } : problemOf('sessions', answer));
     return { failed: answer };
   }
@@ -109,7 +114,7 @@ export function createGate(options: GateOptions): Gate {
   }
 
   async function withoutIdentity(presented: Presented & { mode: 'none' }): Promise<GateResult> {
-    if (!autoSession) return missingIdentity(client.serviceUrl, presented.malformed);
+    if (!autoSession) return missingIdentity(await ownAddress.current(), presented.malformed);
     const minted = await mintSession();
     if ('failed' in minted) return sessionFailure(minted.failed, presented, {});
     return identityVerificationRequired(minted.session, ['kyc_required'], {}, presented.malformed);

@@ -609,6 +609,8 @@ describe('stats, agent browse, legacy endpoints, health', () => {
     const [run] = await server.store.read(`SELECT max(run_id) AS r FROM scoring_runs`);
     expect(body).toMatchObject({
       status: 'ok',
+      // The service's own public address: the gate library sends agents there (spec 2.5).
+      service_url: server.url,
       database: { ok: true, latency_ms: expect.any(Number) },
       redis: { configured: false },
       scoring: { last_run_id: Number(run!.r), model_version: 'v1', last_run_kind: 'full', stale: false },
@@ -628,7 +630,7 @@ describe('health: degraded and unhealthy', () => {
 
   // The public app over a given store, as startServer builds it, on a free port.
   async function serve(store: Store, redisUrl?: string, now?: () => Date) {
-    const app = createApp({ store, keys: { verify: () => ({ valid: false, code: 'missing' }) } as any, log: silentLogger, signupUrl: 'https://example.test/signup', redisUrl, now, identity: {} as IdentityService });
+    const app = createApp({ store, keys: { verify: () => ({ valid: false, code: 'missing' }) } as any, log: silentLogger, signupUrl: 'https://example.test/signup', redisUrl, now, identity: { deps: { serviceBaseUrl: () => '' } } as unknown as IdentityService });
     const server = http.createServer(app.callback());
     servers.push(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -69,9 +69,15 @@ describe('the merchant gate against the service', () => {
       expect(pass).toMatchObject({ identityStatus: 'verified', identityMode: 'operator_token', operatorToken: polled.body.operator_token, assessment: { decision: 'allow', decision_reasons: [] } });
     });
 
-    it('autoSession false: 403 missing_identity with agent_memory, and no call to the service', async () => {
-      const { gate, counter } = gateFor({ autoSession: false });
+    it("autoSession false: 403 missing_identity with agent_memory naming the service's own address, asked once (no session minted)", async () => {
+      // The merchant configured another spelling of the address: agents are still sent to the
+      // service's own (spec 2.5: never derived from a merchant's configuration).
+      const configured = service.url.replace('127.0.0.1', 'localhost');
+      expect(configured).not.toBe(service.url);
+      const { gate, counter } = gateFor({ autoSession: false, serviceUrl: configured });
       const error = denied(await gate.evaluate({ headers: {} }), 403, 'missing_identity', 'probe_identity_then_session');
+      expect(counter.calls.map((c) => `${c.method} ${c.path}`)).toEqual(['GET /health']);
+      counter.calls.length = 0;
       expect(error.agent_memory).toMatchObject({
         identity_check_endpoint: service.url,
         do_not_persist_in_memory: expect.arrayContaining(['operator_token', 'poll_secret']),
@@ -82,6 +88,25 @@ describe('the merchant gate against the service', () => {
       const malformed = denied(await gate.evaluate(asWallet('0x1234')), 403, 'missing_identity', 'probe_identity_then_session');
       expect(malformed.message).toContain('"0x1234" is not a wallet address');
       expect(counter.calls).toEqual([]);
+    });
+  });
+
+  describe("the service's own address", () => {
+    it('comes from a session answer too; with the service unreachable the configured URL stands in, asked again after a minute at most', async () => {
+      // Learned from the auto-session's answer: the later missing_identity needs no health call.
+      const counter = countingFetch();
+      const configured = service.url.replace('127.0.0.1', 'localhost');
+      const learning = createGate({ serviceUrl: configured, apiKey: service.keys.pro, fetch: counter.fetch });
+      denied(await learning.evaluate({ headers: {} }), 403, 'identity_verification_required', 'deliver_verify_url_and_poll');
+      expect(counter.calls.map((c) => `${c.method} ${c.path}`)).toEqual(['POST /v1/sessions']);
+
+      const stopped = await stoppedServiceUrl();
+      const unreachable = countingFetch();
+      const gate = createGate({ serviceUrl: stopped, apiKey: service.keys.pro, autoSession: false, fetch: unreachable.fetch });
+      for (let i = 0; i < 3; i++) {
+        expect(denied(await gate.evaluate({ headers: {} }), 403, 'missing_identity', 'probe_identity_then_session').agent_memory.identity_check_endpoint).toBe(stopped);
+      }
+      expect(unreachable.count('/health')).toBe(1);
     });
   });
 

@@ -385,6 +385,7 @@ export const health = z.strictObject({
     description: 'ok; degraded (200): Redis down, no scoring run yet, or the newest run older than the stale limit (24 h by default); unhealthy (503): the database does not answer',
   }),
   version: z.literal('v1'),
+  service_url: z.url().optional().meta({ description: "the service's public address (PUBLIC_BASE_URL): where the gate library sends agents (spec 2.5)" }),
   database: z.union([z.strictObject({ ok: z.literal(true), latency_ms: count }), z.strictObject({ ok: z.literal(false), error: z.string() })]),
   redis: z.union([
     z.strictObject({ configured: z.literal(false) }),

@@ -6,6 +6,8 @@
 //              down, no scoring run exists yet, or the newest run is older than that (records are
 //              `stale`)
 //   unhealthy  503: the database does not answer; nothing can be served
+// It also names the service's own public address (`service_url`, PUBLIC_BASE_URL): where the gate
+// library sends agents (spec 2.5: never an address of the merchant's configuration).
 import type Router from '@koa/router';
 import { Redis } from 'ioredis';
 import { modelVersion } from '../../pipeline/score/run.ts';
@@ -21,6 +23,8 @@ export interface HealthDeps {
   now?: () => Date;
   /** The configured lag (config staleAfterSeconds); default 24 h. */
   staleAfterSeconds?: number;
+  /** The service's public address, once the API listens. */
+  serviceUrl?: () => string;
 }
 
 export function healthRoutes(router: Router, deps: HealthDeps): void {
@@ -39,6 +43,7 @@ export function healthRoutes(router: Router, deps: HealthDeps): void {
     ctx.body = {
       status,
       version: 'v1',
+      ...(deps.serviceUrl?.() ? { service_url: deps.serviceUrl() } : {}),
       database: db.ok ? { ok: true, latency_ms: db.latencyMs } : { ok: false, error: db.error },
       redis: redis ? { configured: true, ...redis } : { configured: false },
       scoring,
