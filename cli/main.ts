@@ -14,6 +14,7 @@ import { registerAllowlistCommand } from './allowlist.ts';
 import { registerLimitsCommand } from './limits.ts';
 import { registerUsageCommand } from './usage.ts';
 import { registerOperatorsCommand } from './operators.ts';
+import { registerStatusCommand } from './status.ts';
 import { registerAssessmentsCommand } from './assessments.ts';
 import { registerAgentCommands } from './agent.ts';
 import { UsageError } from './usage-error.ts';
@@ -70,6 +71,7 @@ registerImportCommand(program, config, log);
 registerSqlCommand(program, config);
 registerUsageCommand(program, config, log);
 registerOperatorsCommand(program, config, log);
+registerStatusCommand(program, config, log);
 registerAssessmentsCommand(program, config, log);
 registerAgentCommands(program);
 

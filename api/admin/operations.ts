@@ -21,6 +21,7 @@ import { activeOverrides, changeAccountLimits, LimitsRefusedError, type LimitOve
 import type { AuditTrail } from '../../identity/assess/audit.ts';
 import { recentAssessments, type AssessmentFilter } from '../../identity/assess/assessments.ts';
 import { maxListedAssessments } from '../../identity/assess/listing.ts';
+import { serviceStatus } from './status.ts';
 
 export interface OperationContext extends JobsContext {
   /** Present inside the server, so a new key works immediately. */
@@ -50,6 +51,11 @@ export const operations = {
         throw err;
       }
     },
+  },
+  // What needs a person: freshness, the sanctions list, reviews, failed jobs (api/admin/status.ts).
+  status: {
+    input: z.object({}),
+    run: (ctx: OperationContext) => serviceStatus(ctx.store, ctx.config, new Date(), ctx.identity !== undefined),
   },
   // Flagged verification sessions waiting for a person's review, and the review itself.
   'operators.flagged': {
