@@ -3,7 +3,8 @@
 // an expired entry is dropped when it is read or pushed out.
 export interface TtlCache<V> {
   get(key: string): V | undefined;
-  set(key: string, value: V): void;
+  /** Kept for the TTL, or until `until` (ms since the epoch) when that is sooner. */
+  set(key: string, value: V, until?: number): void;
   readonly size: number;
 }
 
@@ -20,10 +21,11 @@ export function createTtlCache<V>(options: { ttlSeconds: number; maxEntries: num
       entries.set(key, entry);
       return entry.value;
     },
-    set(key, value) {
-      if (ttlMs <= 0 || options.maxEntries <= 0) return;
+    set(key, value, until = Infinity) {
+      const expiresAt = Math.min(now() + ttlMs, until);
+      if (ttlMs <= 0 || options.maxEntries <= 0 || !(expiresAt > now())) return;
       entries.delete(key);
-      entries.set(key, { value, expiresAt: now() + ttlMs });
+      entries.set(key, { value, expiresAt });
       while (entries.size > options.maxEntries) entries.delete(entries.keys().next().value as string);
     },
     get size() {

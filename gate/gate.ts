@@ -181,8 +181,9 @@ export function createGate(options: GateOptions): Gate {
       // A copy of a pass: the merchant may add to the state it is handed.
       if (cached) return isDenial(cached) ? cached : { ...cached };
       const { result, lasting } = await assess(presented, payment);
-      // Rule 3: only what holds for the cache's lifetime (allow, lasting denials); never a degraded pass.
-      if (lasting && !('degraded' in result)) cache.set(key, result);
+      // Rule 3: only what holds for the cache's lifetime (allow, lasting denials); never a degraded
+      // pass; an operator token's allow no longer than the token lives.
+      if (lasting && !('degraded' in result)) cache.set(key, result, credentialExpiry(result));
       return result;
     },
 
@@ -238,6 +239,13 @@ function signerOf(presented: Exclude<Presented, { mode: 'none' }>, payment: Paym
 function signerKey(presented: Exclude<Presented, { mode: 'none' }>, payment: Payment | undefined): unknown {
   const signer = signerOf(presented, payment);
   return signer ? [signer.network, signer.address] : null;
+}
+
+/** When the operator token a pass rests on expires (assess says so in token mode), ms since the epoch. */
+function credentialExpiry(result: GateResult): number | undefined {
+  if (isDenial(result) || typeof result.assessment?.credential_expires_at !== 'string') return undefined;
+  const at = Date.parse(result.assessment.credential_expires_at);
+  return Number.isNaN(at) ? undefined : at;
 }
 
 function identityOf(presented: Presented): Pick<GatePass, 'identityMode' | 'operatorToken' | 'walletAddress' | 'network'> {

@@ -307,6 +307,9 @@ describe('POST /v1/assess', () => {
       const allow = await assess({ operator_token: login.operatorToken, policy: { require_kyc: true, min_age: 18 } });
       expect(allow.body).toMatchObject({ decision: 'allow', identity_method: 'operator_token', operator_verification: { age_bracket: '18+' } });
       expect(allow.body.resolved_operator).toBeUndefined();
+      // When the token expires (24 h after its poll): a gate keeps the allow no longer.
+      expect(Date.parse(allow.body.credential_expires_at) - clock).toBeGreaterThan(day - 60_000);
+      expect(Date.parse(allow.body.credential_expires_at) - clock).toBeLessThanOrEqual(day);
       const young = await assess({ operator_token: login.operatorToken, policy: { min_age: 21 } });
       expect(young.body).toMatchObject({ decision: 'deny', decision_reasons: ['age_insufficient'] });
       expect(young.body.verify_url).toBeUndefined();

@@ -400,6 +400,20 @@ describe('the merchant gate against the service', () => {
       expect(counter.count('/v1/assess')).toBe(2);
     });
 
+    it("an operator token's allow is kept no longer than the token lives (assess's credential_expires_at)", async () => {
+      const allow = (expiresAt: number) => ({ decision: 'allow', decision_reasons: [], identity_method: 'operator_token', credential_expires_at: new Date(expiresAt).toISOString() });
+      const token = 'opc_' + 'x'.repeat(32);
+      const later = gateFor({ policy: undefined, serviceUrl: await jsonServer(200, allow(Date.now() + 3_600_000)) });
+      passed(await later.gate.evaluate(asToken(token)));
+      passed(await later.gate.evaluate(asToken(token)));
+      expect(later.counter.count('/v1/assess')).toBe(1);
+      // A token past its expiry by the time the answer arrives: nothing kept.
+      const gone = gateFor({ policy: undefined, serviceUrl: await jsonServer(200, allow(Date.now() - 1)) });
+      passed(await gone.gate.evaluate(asToken(token)));
+      passed(await gone.gate.evaluate(asToken(token)));
+      expect(gone.counter.count('/v1/assess')).toBe(2);
+    });
+
     it('a fixable denial is not kept: each request asks assess again and hands on a session of its own', async () => {
       const wallet = freshWallet();
       const { gate, counter } = gateFor();

@@ -640,6 +640,7 @@ export const assessAnswer = z
       .meta({ description: "the session behind verify_url: a gate hands these to the buyer agent (identity_verification_required)" }),
     operator_verification: accountVerification.meta({ description: "the derived facts of the identity's verified operator (spec 2.2's shape); kyc_status none without one (live mode)" }).optional(),
     identity_method: z.enum(['wallet', 'operator_token']),
+    credential_expires_at: z.string().optional().meta({ description: 'operator_token mode, live: when the token expires (a gate keeps an allow no longer)' }),
     resolved_operator: z.string().optional().meta({ description: 'wallet mode: the canonical wallet of its person (earliest claimed, else lexically smallest captured); the address itself when it is tied to nobody' }),
     linked_wallets: z.array(z.string()).optional().meta({ description: 'wallet mode: every wallet of its person' }),
     signer_match: signerMatchBody.optional(),

@@ -65,6 +65,7 @@ async function assessLive(deps: AssessDeps, accountId: string, request: AssessRe
   let operatorId: string | null;
   let resolution: WalletResolution | null = null;
   let auditIdentity: string;
+  let tokenExpiresAt: Date | null = null;
   if (request.identity.kind === 'operator_token') {
     const verified = state.tokens.verify(request.identity.token, now);
     if (verified.kind !== 'active') {
@@ -85,6 +86,7 @@ async function assessLive(deps: AssessDeps, accountId: string, request: AssessRe
       return { kind: 'token_expired', session: mintSession(deps, accountId, now) };
     }
     state.tokens.markUsed(verified.token, now);
+    tokenExpiresAt = verified.token.expiresAt;
     operatorId = state.wallets.operatorOf(verified.token);
     const operator = state.operators.get(operatorId);
     facts = operator ? operatorFacts(operator, now, deps.freshnessDays) : unverifiedFacts('none');
@@ -126,6 +128,8 @@ async function assessLive(deps: AssessDeps, accountId: string, request: AssessRe
       ...(session ? { verify_url: session.verify_url, verification_session: session } : {}),
       operator_verification: accountVerification(operator, now, deps.freshnessDays),
       identity_method: request.identity.kind,
+      // A gate keeps an allow no longer than the token it rests on lives (gate/gate.ts).
+      ...(tokenExpiresAt ? { credential_expires_at: tokenExpiresAt.toISOString() } : {}),
       ...(request.identity.kind === 'wallet'
         ? { resolved_operator: resolution?.resolvedOperator ?? request.identity.address, linked_wallets: resolution?.linkedWallets ?? [request.identity.address] }
         : {}),
