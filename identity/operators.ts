@@ -40,6 +40,7 @@ export interface NewOperator {
  */
 export class OperatorIndex {
   private readonly byId = new Map<string, Operator>();
+  private changes = 0;
 
   static async load(store: Store): Promise<OperatorIndex> {
     const index = new OperatorIndex();
@@ -95,7 +96,19 @@ export class OperatorIndex {
     if (!operator) return;
     const before = { sanctionsResult: operator.sanctionsResult, sanctionsCheckedAt: operator.sanctionsCheckedAt };
     Object.assign(operator, { sanctionsResult: 'clear', sanctionsCheckedAt: now });
-    tx.onRollback(() => Object.assign(operator, before));
+    this.changes++;
+    tx.onRollback(() => {
+      Object.assign(operator, before);
+      this.changes++;
+    });
+  }
+
+  /**
+   * Changes whenever an operator's screening result does (a review clears it): which verification
+   * a credential speaks for (identity/wallets/directory.ts) depends on it.
+   */
+  get revision(): number {
+    return this.changes;
   }
 }
 

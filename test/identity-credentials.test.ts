@@ -9,6 +9,7 @@ import { silentLogger } from '../pipeline/log.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
 import { createAccount } from '../api/accounts.ts';
 import { tempDataDir } from './helpers/temp.ts';
+import { sqlFile } from '../pipeline/store/sql-files.ts';
 import { cliEnv, repoRoot, runCli } from './helpers/cli.ts';
 import { call, claimFreshWallet, clearPerson, poll, sdnTinyCsv, submitSandbox, verifiedLogin, type Answer } from './helpers/identity.ts';
 
@@ -209,6 +210,31 @@ describe('credentials, wallet capture and refresh tokens', () => {
       expect(listed.account_verification.sanctions_clear).toBe(true);
       expect(listed.credentials.map((c: { label: string }) => c.label)).toEqual(['long-lived']);
       expect((await api(holder.api_key, 'POST', '/v1/credentials', {})).status).toBe(200);
+      clock = verifiedAt + 1_000;
+    });
+
+    it('a re-verification flagged for a review leaves the credentials as they were; clearing it moves them; memory and the store agree', async () => {
+      const holder = await createAccount(server.store, { plan: 'scale', name: 'Twice Verified' }, server.keys);
+      const assessor = await createAccount(server.store, { plan: 'scale', name: 'Assessor Two' }, server.keys);
+      await verifyHolder(holder.api_key);
+      const verifiedAt = clock;
+      const credential = (await api(holder.api_key, 'POST', '/v1/credentials', { ttl_days: 365 })).body.credential as string;
+      const jurisdiction = async () => (await api(assessor.api_key, 'POST', '/v1/assess', { operator_token: credential })).body.operator_verification.jurisdiction;
+      expect(await jurisdiction()).toBe('US');
+
+      clock = verifiedAt + 91 * day;
+      const refused = await api(holder.api_key, 'POST', '/v1/credentials', {});
+      await submitSandbox(refused.body.verify_url, { outcome: 'verified', jurisdiction: 'BZ', age: '21+', name: 'Daniel Moreno' });
+      // Flagged: the account's newest verification waits for a review; its credentials stay with the clear one.
+      expect((await api(holder.api_key, 'POST', '/v1/credentials', {})).body.next_steps.action).toBe('contact_support');
+      expect(await jurisdiction()).toBe('US');
+      const flaggedSession = new URL(refused.body.verify_url).pathname.split('/').at(-1)!;
+      expect((await runCli(['operators', 'review', flaggedSession, '--clear'], cliEnv(dataDir))).code).toBe(0);
+      expect(await jurisdiction()).toBe('BZ');
+
+      // What a restart would load is what memory holds.
+      const stored = (await server.store.read(sqlFile('identity/account_operators'))).filter((r) => r.account_id === holder.id);
+      expect(stored.at(-1)!.operator_id).toBe(server.identity.deps.state.wallets.operatorOfAccount(holder.id));
       clock = verifiedAt + 1_000;
     });
 

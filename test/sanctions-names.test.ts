@@ -95,6 +95,10 @@ describe('dates of birth in sdn.csv remarks', () => {
     expect(birthYearsOfRemarks('nationality Russia')).toEqual([]);
     expect(birthYearsOfRemarks('DOB 1960; alt. DOB unknown')).toBeNull();
     expect(birthYearsOfRemarks('DOB 1975 to 1970')).toBeNull();
+    // A date with more words after it would be read narrower than it is: not read at all.
+    for (const remarks of ['DOB 1960 or 1961', 'DOB 1960 and 1961', 'DOB 1960, 1961', 'DOB between 1950 and 1955', 'DOB approximately 1960', 'DOB 1960 to circa 1965; POB Kabul', 'DOB Spring 1960']) {
+      expect(birthYearsOfRemarks(remarks), remarks).toBeNull();
+    }
   });
 
   it('gives 6,728 of the 6,854 individuals of the 2024 list their dates, none to an entry whose remarks sdn.csv cut', () => {

@@ -65,7 +65,9 @@ const walletOf = (walletKey: string) => walletKey.slice(walletKey.indexOf(':') +
 export class WalletDirectory {
   private readonly claims = new Map<string, Claim>();
   private readonly claimsByAccount = new Map<string, Set<string>>();
-  private readonly accountOperator = new Map<string, string>();
+  // Each account holder's own verifications, oldest first: the newest is the account's operator.
+  private readonly accountOperators = new Map<string, string[]>();
+  // Every account an operator verified for (it may be one of the older verifications).
   private readonly accountsByOperator = new Map<string, Set<string>>();
   private readonly captures = new Map<string, Capture[]>();
   private readonly capturedByOperator = new Map<string, Set<string>>();
@@ -74,6 +76,7 @@ export class WalletDirectory {
   private readonly tuples = new Map<string, Tuple>();
   private readonly resolutions = new Map<string, WalletResolution>();
   private resolvedAtRevocations = -1;
+  private resolvedAtOperators = -1;
 
   constructor(
     private readonly tokens: TokenIndex,
@@ -114,7 +117,7 @@ export class WalletDirectory {
   private levelOf(walletKey: string): VerificationLevel {
     const claim = this.claims.get(walletKey);
     if (!claim) return 'none';
-    const operatorId = this.accountOperator.get(claim.accountId);
+    const operatorId = this.operatorOfAccount(claim.accountId);
     return operatorId && this.operators.get(operatorId)?.sanctionsResult === 'clear' ? 'kyc_verified' : 'wallet_claimed';
   }
 
@@ -131,7 +134,7 @@ export class WalletDirectory {
   }
 
   private resolveGroup(group: string): WalletResolution {
-    if (this.resolvedAtRevocations !== this.tokens.revocations) this.forgetResolutions();
+    if (this.resolvedAtRevocations !== this.tokens.revocations || this.resolvedAtOperators !== this.operators.revision) this.forgetResolutions();
     const known = this.resolutions.get(group);
     if (known) return known;
     const members = [...this.candidates(group)].filter((k) => this.groupOf(k) === group);
@@ -147,6 +150,7 @@ export class WalletDirectory {
   private forgetResolutions(): void {
     this.resolutions.clear();
     this.resolvedAtRevocations = this.tokens.revocations;
+    this.resolvedAtOperators = this.operators.revision;
   }
 
   /** A verified claim, recorded in the writer's transaction by the caller. */
@@ -164,12 +168,12 @@ export class WalletDirectory {
 
   /** An account holder's own verification made `operatorId` the account's operator. */
   linkAccountOperator(tx: WriteTx, accountId: string, operatorId: string): void {
-    const before = this.accountOperator.get(accountId);
     this.linkAccount(accountId, operatorId);
     tx.onRollback(() => {
-      this.accountsByOperator.get(operatorId)?.delete(accountId);
-      if (before) this.linkAccount(accountId, before);
-      else this.accountOperator.delete(accountId);
+      const history = this.accountOperators.get(accountId)!;
+      history.pop();
+      if (history.length === 0) this.accountOperators.delete(accountId);
+      if (!history.includes(operatorId)) this.accountsByOperator.get(operatorId)?.delete(accountId);
       this.forgetResolutions();
     });
   }
@@ -206,17 +210,24 @@ export class WalletDirectory {
 
   /** The operator of an account holder's own newest verification, when there is one. */
   operatorOfAccount(accountId: string): string | null {
-    return this.accountOperator.get(accountId) ?? null;
+    return this.accountOperators.get(accountId)?.at(-1) ?? null;
   }
 
   /**
    * The operator a token speaks for now. A credential (POST /v1/credentials) is its account's: it
-   * resolves to the holder's newest verification (spec 2.1: the account's verification state decides;
-   * 4.2: "resolves to the account KYC"), so a holder who verifies again renews all their
-   * credentials. A session's or a refresh exchange's token is the person verified in that session.
+   * resolves to the holder's newest verification screened clear (spec 2.1: the account's
+   * verification state decides; 4.2: "resolves to the account KYC"), so a holder who verifies again
+   * renews all their credentials, while a verification flagged for a review, or one no list could
+   * screen, leaves them as they were until a review clears it. A session's or a refresh exchange's
+   * token is the person verified in that session.
    */
   operatorOf(token: TokenRecord): string {
-    return token.source === 'credential' ? (this.accountOperator.get(token.accountId) ?? token.operatorId) : token.operatorId;
+    if (token.source !== 'credential') return token.operatorId;
+    const history = this.accountOperators.get(token.accountId) ?? [];
+    for (let i = history.length - 1; i >= 0; i--) {
+      if (this.operators.get(history[i]!)?.sanctionsResult === 'clear') return history[i]!;
+    }
+    return token.operatorId;
   }
 
   /** The tuple's transaction count (spec 4.8: internal), for tests and support. */
@@ -228,7 +239,7 @@ export class WalletDirectory {
   private groupOf(walletKey: string): string | null {
     const claim = this.claims.get(walletKey);
     if (claim) {
-      const operatorId = this.accountOperator.get(claim.accountId);
+      const operatorId = this.operatorOfAccount(claim.accountId);
       return operatorId ? `op:${operatorId}` : `acct:${claim.accountId}`;
     }
     let earliest: { capture: Capture; token: TokenRecord } | null = null;
@@ -279,9 +290,9 @@ export class WalletDirectory {
 
   private linkAccount(accountId: string, operatorId: string): void {
     this.forgetResolutions();
-    const previous = this.accountOperator.get(accountId);
-    if (previous) this.accountsByOperator.get(previous)?.delete(accountId);
-    this.accountOperator.set(accountId, operatorId);
+    const history = this.accountOperators.get(accountId) ?? [];
+    history.push(operatorId);
+    this.accountOperators.set(accountId, history);
     addTo(this.accountsByOperator, operatorId, accountId);
   }
 }

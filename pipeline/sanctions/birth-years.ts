@@ -15,16 +15,26 @@ export interface BirthYears {
   to: number;
 }
 
-const date = String.raw`(?:\d{1,2}\s+)?(?:[A-Za-z]+\.?\s+)?(\d{4})`;
-// "DOB 15 Jun 1973", "alt. DOB 1970 to 1975", "DOB circa 1973-1975", "Alt. DOB: 10 October 1969".
-const dobItem = new RegExp(String.raw`\bDOB:?\s+(circa\s+)?${date}(?:\s*(?:to|-)\s*${date})?(?=$|[\s;.,)])`, 'gi');
+const month = String.raw`(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?`;
+const date = String.raw`(?:\d{1,2}\s+)?(?:${month}\s+)?(\d{4})`;
+// From "DOB" to the end of its item, nothing else: "DOB 15 Jun 1973", "alt. DOB 1970 to 1975",
+// "DOB circa 1973-1975", "Alt. DOB: 10 October 1969". A date followed by more words ("DOB 1960 or
+// 1961", "DOB approximately 1960") is not read, so it can never narrow what the entry lists.
+const dobItem = new RegExp(String.raw`^DOB:?\s+(circa\s+)?${date}(?:\s*(?:to|-)\s*${date})?[.)"\s]*$`, 'i');
 const dobMention = /\bDOB\b/gi;
 
 /** The years of each "DOB …" of sdn.csv remarks; null when one of them cannot be read. */
 export function birthYearsOfRemarks(remarks: string): BirthYears[] | null {
-  const mentions = remarks.match(dobMention)?.length ?? 0;
-  const read = [...remarks.matchAll(dobItem)].map((m) => yearsOf(Number(m[2]), Number(m[3] ?? m[2]), m[1] !== undefined));
-  return read.length === mentions && read.every((y) => y !== null) ? (read as BirthYears[]) : null;
+  const read: BirthYears[] = [];
+  for (const mention of remarks.matchAll(dobMention)) {
+    // Items are separated by semicolons; the last one ends the remarks.
+    const end = remarks.indexOf(';', mention.index);
+    const item = dobItem.exec(remarks.slice(mention.index, end === -1 ? undefined : end).trim());
+    const years = item && yearsOf(Number(item[2]), Number(item[3] ?? item[2]), item[1] !== undefined);
+    if (!years) return null;
+    read.push(years);
+  }
+  return read;
 }
 
 /** A period of years, widened when approximate; null when it runs backwards or is no plausible year. */
