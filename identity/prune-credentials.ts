@@ -2,8 +2,9 @@
 // CREDENTIAL_RETENTION_DAYS after that point. Every login and every refresh exchange adds an
 // operator token and a refresh token, and the owner keeps all of them in memory (identity/tokens.ts,
 // identity/refresh.ts): without this the tables and the owner's memory grow for good.
-//   - operator tokens expired before the cutoff that no wallet capture names (a capture counts
-//     while its token is not revoked, identity/wallets/directory.ts: such a token stays);
+//   - operator tokens expired before the cutoff, unless a wallet capture names one not revoked (a
+//     capture counts while its token is not revoked, identity/wallets/directory.ts: such a token
+//     stays with its captures; a missing one reads as revoked, so a revoked one can go);
 //   - refresh tokens of families that expired before it;
 //   - wallet claim challenges that expired before it.
 // Until the cutoff an expired token is told apart from an unknown one (token_expired, spec 3.2);

@@ -9,7 +9,6 @@ import { silentLogger } from '../pipeline/log.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
 import { createAccount } from '../api/accounts.ts';
 import { defaultSchedules } from '../jobs/definitions.ts';
-import { runHandler } from '../jobs/handlers.ts';
 import { pruneCredentials } from '../identity/prune-credentials.ts';
 import { sha256Hex } from '../pipeline/secrets.ts';
 import { tempDataDir } from './helpers/temp.ts';
@@ -94,10 +93,27 @@ describe('prune-credentials', () => {
     const old = await verifiedLogin(server.url, key);
     clock = Date.now();
     expect(await assessCode(old.operatorToken)).toBe('token_expired');
-    const result = await runHandler({ store: server.store, config, log: silentLogger, identityState: state() }, 'prune-credentials', {});
+    // Through the server's own job runner: its handler gets the owner's identity state.
+    const result = await (await server.jobs.run('prune-credentials', {})).done;
     expect(result).toMatchObject({ operatorTokens: 1, refreshTokens: 1, walletChallenges: 0 });
     expect(await assessCode(old.operatorToken)).toBe('invalid_credential');
     expect(await refreshCode(old.refreshToken)).toBe('invalid_credential');
+  });
+
+  it('a revoked token goes even when a capture names it: its captures no longer count', async () => {
+    clock = start + 10 * day;
+    const login = await verifiedLogin(server.url, key);
+    const wallet = `0x${'9'.repeat(40)}`;
+    await call(server.url, 'POST', '/v1/credentials/wallets', { key, body: { operator_token: login.operatorToken, wallet_address: wallet, network: 'evm' } });
+    expect(state().wallets.resolve('evm', wallet)).not.toBeNull();
+    // The refresh token spent twice: the whole login is revoked (its access tokens too).
+    expect(await refreshCode(login.refreshToken)).toBe('rotated');
+    expect(await refreshCode(login.refreshToken)).toBe('token_expired');
+    expect(state().wallets.resolve('evm', wallet)).toBeNull();
+    const pruned = await pruneCredentials(server.store, state(), 90, new Date(start + 10 * day + 2 * day + 90 * day));
+    expect(pruned.operatorTokens).toBe(2);
+    expect(await assessCode(login.operatorToken)).toBe('invalid_credential');
+    expect(state().wallets.resolve('evm', wallet)).toBeNull();
   });
 
   it('runs daily by default; CREDENTIAL_RETENTION_DAYS is 1-3650, 90 by default', () => {

@@ -31,6 +31,7 @@ async function screenWithoutLeak(screening: NameScreening, name: string, birthYe
   const result = await screening.screen(name, birthYear);
   const text = JSON.stringify(result).toLowerCase();
   expect(text).not.toContain(name.toLowerCase());
+  if (birthYear !== null) expect(text).not.toContain(String(birthYear));
   for (const word of name.toLowerCase().split(/[^\p{L}]+/u).filter((w) => w.length > 2)) expect(text).not.toContain(word);
   return result;
 }
