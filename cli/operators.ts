@@ -12,11 +12,14 @@ export function registerOperatorsCommand(program: Command, config: () => Config,
 
   operators
     .command('flagged')
-    .description('list flagged verification sessions waiting for a review, oldest first, with the SDN entry (sdn_uid) and score of the match')
+    .description(
+      'list flagged verification sessions waiting for a review, oldest first, with the SDN entry (sdn_uid) and score of the match, and its birth check ' +
+        '(in_listed_years: the year on the document is in the entry\'s listed dates; not_given: the vendor gave none; entry_undated: the entry lists none)',
+    )
     .option('--json', 'print one JSON line per session')
     .action(async (opts: { json?: boolean }) => {
       const rows = await runOperation(config(), log, 'operators.flagged', {});
-      printRows(rows, opts.json ? 'json' : 'table', { columns: ['session_id', 'flagged_at', 'account_id', 'merchant_name', 'sanctions_sdn_uid', 'sanctions_score', 'jurisdiction', 'operator_id'] });
+      printRows(rows, opts.json ? 'json' : 'table', { columns: ['session_id', 'flagged_at', 'account_id', 'merchant_name', 'sanctions_sdn_uid', 'sanctions_score', 'sanctions_birth_check', 'jurisdiction', 'operator_id'] });
     });
 
   operators

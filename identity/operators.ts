@@ -83,6 +83,7 @@ export class OperatorIndex {
       operator.sanctionsCheckedAt === null ? null : at(operator.sanctionsCheckedAt),
       operator.sanctionsSdnUid,
       screening.status === 'hit' ? screening.score : null,
+      screening.status === 'hit' ? screening.birthCheck : null,
     ]);
     this.byId.set(operator.id, operator);
     tx.onRollback(() => this.byId.delete(operator.id));

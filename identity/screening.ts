@@ -26,8 +26,14 @@ import { nameTokens } from './name-tokens.ts';
 
 export type ScreeningResult =
   | { status: 'clear' }
-  | { status: 'hit'; sdnUid: string; nameType: 'primary' | 'aka' | 'fka' | 'nka'; score: number }
+  /**
+   * `birthCheck`, for the person who reviews the hit: the year given is in the entry's listed dates,
+   * no year was given, or the entry lists no date that could be read.
+   */
+  | { status: 'hit'; sdnUid: string; nameType: 'primary' | 'aka' | 'fka' | 'nka'; score: number; birthCheck: BirthCheck }
   | { status: 'unavailable'; reason: string };
+
+export type BirthCheck = 'in_listed_years' | 'not_given' | 'entry_undated';
 
 export interface NameScreening {
   /** `birthYear`: the year of birth on the document, or null when the vendor gave none. */
@@ -70,7 +76,8 @@ export function createNameScreening(store: Store, options: ReloadingIndexOptions
       };
       const match = index.matches(tokens, threshold).find((m) => !setAside(m.name.sdnUid));
       if (!match) return { status: 'clear' };
-      return { status: 'hit', sdnUid: match.name.sdnUid, nameType: match.name.nameType, score: match.score };
+      const birthCheck: BirthCheck = birthYear === null ? 'not_given' : births.has(match.name.sdnUid) ? 'in_listed_years' : 'entry_undated';
+      return { status: 'hit', sdnUid: match.name.sdnUid, nameType: match.name.nameType, score: match.score, birthCheck };
     },
   };
 }

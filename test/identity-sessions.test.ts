@@ -241,6 +241,9 @@ describe('verification sessions', () => {
       const same = await newSession(server.url, keys.pro);
       await submitSandbox(same.verify_url, { outcome: 'verified', jurisdiction: 'BZ', age: '21+', name: 'Daniel Moreno', birth_year: '1972' });
       expect((await poll(same.poll_url, same.poll_secret, client())).body.status).toBe('flagged');
+      // The reviewer sees that the year agrees with the listing.
+      const listed = (await runCli(['operators', 'flagged', '--json'], cliEnv(dataDir))).stdout.trim().split('\n').map((line) => JSON.parse(line));
+      expect(listed.find((r) => r.session_id === same.session_id)).toMatchObject({ sanctions_sdn_uid: '15102', sanctions_birth_check: 'in_listed_years' });
     });
 
     it('the sandbox refuses a year of birth that is no year, or that the age bracket rules out, and does not echo it', async () => {
@@ -260,7 +263,7 @@ describe('verification sessions', () => {
       const listed = await runCli(['operators', 'flagged', '--json'], cliEnv(dataDir));
       expect(listed.code).toBe(0);
       const rows = listed.stdout.trim().split('\n').map((line) => JSON.parse(line));
-      expect(rows.find((r) => r.session_id === s.session_id)).toMatchObject({ sanctions_result: 'hit', sanctions_sdn_uid: '48603' });
+      expect(rows.find((r) => r.session_id === s.session_id)).toMatchObject({ sanctions_result: 'hit', sanctions_sdn_uid: '48603', sanctions_birth_check: 'not_given' });
       const reviewed = await runCli(['operators', 'review', s.session_id, '--clear', '--json'], cliEnv(dataDir));
       expect(reviewed.code).toBe(0);
       expect(JSON.parse(reviewed.stdout)).toMatchObject({ session_id: s.session_id, status: 'verified', review_decision: 'cleared' });

@@ -50,15 +50,15 @@ describe('createNameScreening', () => {
     await load(own(), withAlternates);
     const screening = createNameScreening(own(), { recheckMs, now });
     // OFAC's own aka, exactly: a hit on the aka.
-    expect(await screenWithoutLeak(screening, 'Dmitrii Yuryevich Khoroshev')).toEqual({ status: 'hit', sdnUid: '48603', nameType: 'aka', score: 1 });
+    expect(await screenWithoutLeak(screening, 'Dmitrii Yuryevich Khoroshev')).toEqual({ status: 'hit', sdnUid: '48603', nameType: 'aka', score: 1, birthCheck: 'not_given' });
     // A passport without the patronymic, in another transliteration, in capitals, surname first.
     for (const name of ['Dmitry Khoroshev', 'DMITRIY KHOROSHEV', 'Khoroshev Dmitri', 'Dmitry Y. Khoroshev', 'Dmítry Yúryevich Khóroshev']) {
       const result = await screenWithoutLeak(screening, name);
       expect(result, name).toMatchObject({ status: 'hit', sdnUid: '48603' });
       expect((result as { score: number }).score, name).toBeGreaterThanOrEqual(screeningThreshold);
     }
-    expect(await screenWithoutLeak(screening, 'Mr. Daniel Moreno')).toEqual({ status: 'hit', sdnUid: '15102', nameType: 'primary', score: 1 });
-    expect(await screenWithoutLeak(screening, 'Daniel Gonzalo Moreno Jr.')).toEqual({ status: 'hit', sdnUid: '15102', nameType: 'aka', score: 1 });
+    expect(await screenWithoutLeak(screening, 'Mr. Daniel Moreno')).toEqual({ status: 'hit', sdnUid: '15102', nameType: 'primary', score: 1, birthCheck: 'not_given' });
+    expect(await screenWithoutLeak(screening, 'Daniel Gonzalo Moreno Jr.')).toEqual({ status: 'hit', sdnUid: '15102', nameType: 'aka', score: 1, birthCheck: 'not_given' });
     expect(await screenWithoutLeak(screening, 'Artem Lifshits')).toMatchObject({ status: 'hit', sdnUid: '29702', nameType: 'primary' });
 
     for (const name of ['Jane Smith', 'Dmitry Ivanov', 'Elena Khoroshilova', 'Daniel Martin', 'Maria Garcia Lopez']) {
@@ -95,7 +95,7 @@ describe('createNameScreening', () => {
     await load(own(), withAlternates);
     expect(await screening.screen('Dmitrii Yuryevich Khoroshev', null)).toEqual(primary);
     later();
-    expect(await screening.screen('Dmitrii Yuryevich Khoroshev', null)).toEqual({ status: 'hit', sdnUid: '48603', nameType: 'aka', score: 1 });
+    expect(await screening.screen('Dmitrii Yuryevich Khoroshev', null)).toEqual({ status: 'hit', sdnUid: '48603', nameType: 'aka', score: 1, birthCheck: 'not_given' });
   });
 
   it('takes a threshold, above 0 and at most 1', async () => {
@@ -123,16 +123,18 @@ describe('createNameScreening: a year of birth as the second identifier', () => 
     const screen = (name: string, year: number | null) => screenWithoutLeak(screening, name, year);
 
     // Without a year: the first of the equal matches, as before.
-    expect(await screen('Haji Baz Mohammad', null)).toEqual({ status: 'hit', sdnUid: '8867', nameType: 'primary', score: 1 });
-    expect(await screen('Haji Baz Mohammad', 1958)).toEqual({ status: 'hit', sdnUid: '8867', nameType: 'primary', score: 1 });
-    expect(await screen('Haji Baz Mohammad', 1964)).toEqual({ status: 'hit', sdnUid: '13127', nameType: 'primary', score: 1 });
+    expect(await screen('Haji Baz Mohammad', null)).toEqual({ status: 'hit', sdnUid: '8867', nameType: 'primary', score: 1, birthCheck: 'not_given' });
+    expect(await screen('Haji Baz Mohammad', 1958)).toEqual({ status: 'hit', sdnUid: '8867', nameType: 'primary', score: 1, birthCheck: 'in_listed_years' });
+    expect(await screen('Haji Baz Mohammad', 1964)).toEqual({ status: 'hit', sdnUid: '13127', nameType: 'primary', score: 1, birthCheck: 'in_listed_years' });
     expect(await screen('Haji Baz Mohammad', 1990)).toEqual({ status: 'clear' });
     // "circa 1947" and "circa 1946" reach two years either way: 1944 to 1949.
     for (const year of [1944, 1946, 1949]) expect(await screen('Yong Chol Kim', year), String(year)).toMatchObject({ status: 'hit', sdnUid: '12211' });
     expect(await screen('Yong Chol Kim', 1962)).toMatchObject({ status: 'hit', sdnUid: '17614' });
     for (const year of [1943, 1950, 1961, 1963]) expect(await screen('Yong Chol Kim', year), String(year)).toEqual({ status: 'clear' });
     // An entry that lists no date of birth is never set aside.
-    for (const year of [null, 1950, 2001]) expect(await screen('Hachim K. Atia', year), String(year)).toMatchObject({ status: 'hit', sdnUid: '8348' });
+    for (const year of [null, 1950, 2001]) {
+      expect(await screen('Hachim K. Atia', year), String(year)).toMatchObject({ status: 'hit', sdnUid: '8348', birthCheck: year === null ? 'not_given' : 'entry_undated' });
+    }
   });
 });
 
@@ -153,7 +155,7 @@ describe('createNameScreening: names that hold no individual, and of unknown typ
     const sample = new URL('./fixtures/sanctions/sdn_advanced-sample.xml', import.meta.url).pathname;
     await load(own(), { kind: 'sdn-advanced-xml', file: sample }, { kind: 'sdn-advanced-xml', file: sample });
     const screening = createNameScreening(own(), { recheckMs, now });
-    expect(await screenWithoutLeak(screening, 'Hyon Sop Sim')).toEqual({ status: 'hit', sdnUid: '42498', nameType: 'primary', score: 1 });
+    expect(await screenWithoutLeak(screening, 'Hyon Sop Sim')).toEqual({ status: 'hit', sdnUid: '42498', nameType: 'primary', score: 1, birthCheck: 'not_given' });
   });
 });
 
