@@ -219,7 +219,14 @@ describe('credentials, wallet capture and refresh tokens', () => {
       await verifyHolder(holder.api_key);
       const verifiedAt = clock;
       const credential = (await api(holder.api_key, 'POST', '/v1/credentials', { ttl_days: 365 })).body.credential as string;
-      const jurisdiction = async () => (await api(assessor.api_key, 'POST', '/v1/assess', { operator_token: credential })).body.operator_verification.jurisdiction;
+      const claimed = await claimFreshWallet(server.url, holder.api_key);
+      // The credential and the holder's claimed wallet, as assess sees them.
+      const jurisdiction = async () => {
+        const byToken = (await api(assessor.api_key, 'POST', '/v1/assess', { operator_token: credential })).body.operator_verification.jurisdiction;
+        const byWallet = (await api(assessor.api_key, 'POST', '/v1/assess', { address: claimed })).body.operator_verification.jurisdiction;
+        expect(byWallet).toBe(byToken);
+        return byToken;
+      };
       expect(await jurisdiction()).toBe('US');
 
       clock = verifiedAt + 91 * day;

@@ -117,7 +117,7 @@ export class WalletDirectory {
   private levelOf(walletKey: string): VerificationLevel {
     const claim = this.claims.get(walletKey);
     if (!claim) return 'none';
-    const operatorId = this.operatorOfAccount(claim.accountId);
+    const operatorId = this.holderOf(claim.accountId);
     return operatorId && this.operators.get(operatorId)?.sanctionsResult === 'clear' ? 'kyc_verified' : 'wallet_claimed';
   }
 
@@ -223,11 +223,23 @@ export class WalletDirectory {
    */
   operatorOf(token: TokenRecord): string {
     if (token.source !== 'credential') return token.operatorId;
-    const history = this.accountOperators.get(token.accountId) ?? [];
+    return this.newestClear(token.accountId) ?? token.operatorId;
+  }
+
+  /**
+   * Who an account's claimed wallets and credentials speak for: the holder's newest verification
+   * screened clear; without one, the newest at all (flagged or unscreened, which policies then deny).
+   */
+  private holderOf(accountId: string): string | null {
+    return this.newestClear(accountId) ?? this.operatorOfAccount(accountId);
+  }
+
+  private newestClear(accountId: string): string | null {
+    const history = this.accountOperators.get(accountId) ?? [];
     for (let i = history.length - 1; i >= 0; i--) {
       if (this.operators.get(history[i]!)?.sanctionsResult === 'clear') return history[i]!;
     }
-    return token.operatorId;
+    return null;
   }
 
   /** The tuple's transaction count (spec 4.8: internal), for tests and support. */
@@ -239,7 +251,7 @@ export class WalletDirectory {
   private groupOf(walletKey: string): string | null {
     const claim = this.claims.get(walletKey);
     if (claim) {
-      const operatorId = this.operatorOfAccount(claim.accountId);
+      const operatorId = this.holderOf(claim.accountId);
       return operatorId ? `op:${operatorId}` : `acct:${claim.accountId}`;
     }
     let earliest: { capture: Capture; token: TokenRecord } | null = null;
