@@ -299,20 +299,24 @@ export async function reviewFlagged(store: Store, state: IdentityState | null, i
   });
 }
 
-/** Flagged sessions no person has reviewed yet, oldest first, with the listing their screening matched. */
 const dayMs = 86_400_000;
 
 /**
  * Deletes the sessions nobody completed (pending or failed) that expired more than `retentionDays`
  * before `now`: sessions made with POST /v1/sessions and denials' sessions whose page was opened
- * but never finished. Through the operational writer, as every session write.
+ * but never finished; and the vendor webhook deliveries seen before then. Through the operational
+ * writer, as every session write.
  */
-export async function pruneSessions(store: Store, retentionDays: number, now: Date): Promise<{ deleted: number; cutoff: string }> {
+export async function pruneSessions(store: Store, retentionDays: number, now: Date): Promise<{ deleted: number; webhookEvents: number; cutoff: string }> {
   const cutoff = new Date(now.getTime() - retentionDays * dayMs);
-  const [row] = await store.writeOperational((tx) => tx.all(sqlFile('identity/sessions_prune'), [at(cutoff)]));
-  return { deleted: Number(row?.Count ?? 0), cutoff: cutoff.toISOString() };
+  return store.writeOperational(async (tx) => {
+    const [sessions] = await tx.all(sqlFile('identity/sessions_prune'), [at(cutoff)]);
+    const [events] = await tx.all(sqlFile('identity/webhook_events_prune'), [at(cutoff)]);
+    return { deleted: Number(sessions?.Count ?? 0), webhookEvents: Number(events?.Count ?? 0), cutoff: cutoff.toISOString() };
+  });
 }
 
+/** Flagged sessions no person has reviewed yet, oldest first, with the listing their screening matched. */
 export async function flaggedSessions(store: Store): Promise<Row[]> {
   return store.read(sqlFile('identity/sessions_flagged'));
 }

@@ -10,6 +10,7 @@ import Stripe from 'stripe';
 import { loadConfig } from '../pipeline/config.ts';
 import { createLogger } from '../pipeline/log.ts';
 import { startServer, type RunningServer } from '../api/server.ts';
+import { pruneSessions } from '../identity/sessions.ts';
 import { createAccount } from '../api/accounts.ts';
 import { readSession } from '../identity/sessions.ts';
 import { createStripeProvider } from '../identity/kyc/stripe.ts';
@@ -368,5 +369,13 @@ describe('Stripe Identity over HTTP', () => {
     expect(found).toEqual([]);
     expect(lines.some((line) => line.includes('verification result applied'))).toBe(true);
     expect(lines.filter((line) => needles.some((n) => line.toLowerCase().includes(n)))).toEqual([]);
+  });
+  it('prune-sessions deletes the webhook deliveries seen more than SESSION_RETENTION_DAYS ago, and no newer one', async () => {
+    const seen = async () => Number((await server.store.read('SELECT count(*)::INTEGER AS n FROM kyc_webhook_events'))[0]!.n);
+    const before = await seen();
+    expect(before).toBeGreaterThan(0);
+    expect((await pruneSessions(server.store, 30, new Date())).webhookEvents).toBe(0);
+    expect((await pruneSessions(server.store, 30, new Date(Date.now() + 31 * 86_400_000))).webhookEvents).toBe(before);
+    expect(await seen()).toBe(0);
   });
 });

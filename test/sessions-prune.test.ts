@@ -46,7 +46,7 @@ describe('prune-sessions', () => {
     // They expire an hour after creation: 30 days past that is the edge.
     const expiry = clock + 3_600_000;
     expect((await pruneSessions(server.store, 30, new Date(expiry + 30 * day))).deleted).toBe(0);
-    expect(await pruneSessions(server.store, 30, new Date(expiry + 30 * day + 1_000))).toEqual({ deleted: 2, cutoff: new Date(expiry + 1_000).toISOString() });
+    expect(await pruneSessions(server.store, 30, new Date(expiry + 30 * day + 1_000))).toEqual({ deleted: 2, webhookEvents: 0, cutoff: new Date(expiry + 1_000).toISOString() });
     expect(await statuses()).toEqual({ [verified.session_id]: 'verified', [consumed.session_id]: 'consumed', [flagged.session_id]: 'flagged' });
     // A pruned session is unknown: the poll's one answer for a wrong secret or an unknown session.
     expect((await poll(pending.poll_url, pending.poll_secret)).body.error.code).toBe((await poll(pending.poll_url, "pls_wrong")).body.error.code);
