@@ -97,7 +97,8 @@ export function createGate(options: GateOptions): Gate {
 
   /** A session of POST /v1/sessions; a failure is reported here and answered by the caller. */
   async function mintSession(): Promise<{ session: SessionFields } | { failed: ServiceAnswer }> {
-    const answer = await client.call('POST', '/v1/sessions', { context: 'merchant gate', ...(options.productName ? { product_name: options.productName.slice(0, 200) } : {}) });
+    // No context: the service then mints the session rather than writing it (one per buyer without an identity).
+    const answer = await client.call('POST', '/v1/sessions', options.productName ? { product_name: options.productName.slice(0, 200) } : {});
     const session = answer.kind === 'answer' && answer.status === 200 ? sessionOf(answer.body) : null;
     if (session) {
       ownAddress.learnFrom((answer as Answered).body.agent_memory);

@@ -1,7 +1,7 @@
 // The identity half as the API and the CLI use it: one object holding its dependencies (the store,
 // the clock, the KYC provider, the name screening, the service's public address), with one method
 // per thing a route or command does. Plain functions over the store underneath; no Koa here.
-import type { DeferredSessions } from './deferred-sessions.ts';
+import { DeferredSessions } from './deferred-sessions.ts';
 import type { Store } from '../pipeline/store/store.ts';
 import type { Logger } from '../pipeline/log.ts';
 import { NoAttemptsLeftError, type KycProvider, type KycResult } from './kyc/provider.ts';
@@ -19,6 +19,7 @@ import {
   authenticatePoll,
   consumeVerified,
   createSession,
+  mintedSession,
   readSession,
   reviewFlagged,
   SessionStateError,
@@ -52,7 +53,7 @@ export interface IdentityDeps {
   sanctionsMaxAgeSeconds: number;
   /** Where assess records its live decisions (identity/assess/audit.ts). */
   audit: AuditTrail;
-  /** A denial's sessions, written only once used (identity/deferred-sessions.ts). */
+  /** Sessions minted, written only once used (identity/deferred-sessions.ts). */
   deferred: DeferredSessions;
   /** Assess of an unknown wallet: a minimal entry and its scoring queued (spec 3.3); never awaited. */
   indexWallet?: (address: string, refresh: boolean) => void;
@@ -72,15 +73,24 @@ export class IdentityService {
     return this.deps.provider;
   }
 
-  /** POST /v1/sessions: a pending session for an agent of `accountId`, with its secrets (shown once). */
+  /**
+   * POST /v1/sessions: a pending session for an agent of `accountId`, with its secrets (shown once).
+   * With short labels it is minted, not written, until its page is used (a gate mints one for
+   * every request without an identity): identity/deferred-sessions.ts.
+   */
   async createAgentSession(accountId: string, input: { context: string | null; productName: string | null }): Promise<Record<string, unknown>> {
+    const now = this.now();
+    if (DeferredSessions.fits(input)) {
+      const minted = this.deps.deferred.mint(accountId, now, input);
+      return createdAnswer(mintedSession(minted, this.deps.deferred.kycProvider), minted.pollSecret, this.deps.serviceBaseUrl());
+    }
     const { session, pollSecret } = await createSession(this.deps.store, {
       accountId,
       purpose: 'agent',
       context: input.context,
       productName: input.productName,
       kycProvider: this.deps.provider.name,
-      now: this.now(),
+      now,
     });
     return createdAnswer(session, pollSecret, this.deps.serviceBaseUrl());
   }

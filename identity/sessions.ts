@@ -20,7 +20,7 @@ import type { NewOperator } from './operators.ts';
 import { operatorTokenTtlSeconds, type IssuedToken } from './tokens.ts';
 import type { IssuedRefresh } from './refresh.ts';
 import type { IdentityState } from './state.ts';
-import type { DeferredSessions } from './deferred-sessions.ts';
+import type { DeferredSession, DeferredSessions } from './deferred-sessions.ts';
 import { at, dateOf, textOf } from './store-values.ts';
 
 /** Spec 2.3: a session expires 1 hour after creation. */
@@ -135,7 +135,7 @@ type Query = (sql: string, params: DuckDBValue[]) => Promise<Row[]>;
 
 /**
  * The session `id` as `query` (the read pool, or the writer's transaction) sees it: its row, or,
- * with `deferred`, a denial's session nobody has used yet, as it was minted (`written: false`).
+ * with `deferred`, a minted session nobody has used yet, as it was minted (`written: false`).
  */
 async function findSession(query: Query, id: string, deferred?: DeferredSessions): Promise<{ session: Session; written: boolean } | null> {
   const [row] = await query(sqlFile('identity/session_by_id'), [id]);
@@ -143,21 +143,26 @@ async function findSession(query: Query, id: string, deferred?: DeferredSessions
   const unused = deferred?.open(id);
   if (!unused) return null;
   const [account] = await query(sqlFile('identity/account_display_name'), [unused.accountId]);
-  const session = pendingSession({
-    id: unused.id,
-    accountId: unused.accountId,
-    purpose: 'agent',
-    context: 'assess',
-    productName: null,
-    merchantName: textOf(account?.merchant_name),
-    pollSecretHash: unused.pollSecretHash,
-    kycProvider: deferred!.kycProvider,
-    createdAt: unused.createdAt,
-  });
+  const session = { ...mintedSession(unused, deferred!.kycProvider), merchantName: textOf(account?.merchant_name) };
   return { session, written: false };
 }
 
-/** The session `id`: its row, or, with `deferred`, a denial's session nobody has used yet (pending). */
+/** A minted session nobody has used yet, as its id says: pending for its hour (no merchant name read). */
+export function mintedSession(minted: DeferredSession, kycProvider: string): Session {
+  return pendingSession({
+    id: minted.id,
+    accountId: minted.accountId,
+    purpose: 'agent',
+    context: minted.labels.context,
+    productName: minted.labels.productName,
+    merchantName: null,
+    pollSecretHash: minted.pollSecretHash,
+    kycProvider,
+    createdAt: minted.createdAt,
+  });
+}
+
+/** The session `id`: its row, or, with `deferred`, a minted session nobody has used yet (pending). */
 export async function readSession(store: Store, id: string, deferred?: DeferredSessions): Promise<Session | null> {
   return (await findSession((sql, params) => store.read(sql, params), id, deferred))?.session ?? null;
 }

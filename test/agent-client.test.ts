@@ -787,7 +787,7 @@ describe('buyer-agent client', () => {
       const run = spawnCliOnTerminal(['agent', 'fetch', `${merchant}/paid`, '--store', newStore()], env(path.join(home, 'xdg-tty')));
       let verifyUrl: string | null = null;
       for (let waited = 0; waited < 30_000 && verifyUrl === null; waited += 50) {
-        verifyUrl = new RegExp(`${server.url}/verify/sess_\\w+`).exec(run.output().stdout)?.[0] ?? null;
+        verifyUrl = new RegExp(`${server.url}/verify/sess_[\\w-]+`).exec(run.output().stdout)?.[0] ?? null;
         if (run.output().code !== null) break;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }

@@ -65,6 +65,25 @@ describe('verification sessions', () => {
       for (const url of [body.verify_url, body.poll_url]) expect(url).not.toContain(body.poll_secret);
     });
 
+    it('without a context: minted, not written, until its page is used; the page shows its product name, and the row then has it', async () => {
+      const rows = async (id: string) => server.store.read('SELECT context, product_name, status FROM verification_sessions WHERE id = $1', [id]);
+      const { body } = await createSession(server.url, keys.pro, { product_name: 'Premium weather report' });
+      expect(body.session_id).toMatch(/^sess_[A-Za-z0-9_-]{60,}$/);
+      expect(await rows(body.session_id)).toEqual([]);
+      expect((await poll(body.poll_url, body.poll_secret, client())).body.status).toBe('pending');
+      expect(await (await fetch(body.verify_url, { headers: client() })).text()).toContain('Premium weather report');
+      expect(await rows(body.session_id)).toEqual([]);
+      await submitSandbox(body.verify_url, clearPerson, client());
+      expect(await rows(body.session_id)).toEqual([{ context: null, product_name: 'Premium weather report', status: 'verified' }]);
+      expect((await poll(body.poll_url, body.poll_secret, client())).body.operator_token).toMatch(/^opc_/);
+      // A context (the merchant's own label, for no URL to show) or a long product name: written at once.
+      const labelled = (await createSession(server.url, keys.pro, { context: 'order 1234' })).body;
+      const long = (await createSession(server.url, keys.pro, { product_name: 'w'.repeat(65) })).body;
+      for (const s of [labelled, long]) expect(s.session_id).toMatch(/^sess_[0-9a-z]{10}[A-Za-z0-9]{12}$/);
+      expect(await rows(labelled.session_id)).toEqual([{ context: 'order 1234', product_name: null, status: 'pending' }]);
+      expect(await rows(long.session_id)).toEqual([{ context: null, product_name: 'w'.repeat(65), status: 'pending' }]);
+    });
+
     it('takes no body at all, and an empty object', async () => {
       expect((await createSession(server.url, keys.pro)).status).toBe(200);
       expect((await createSession(server.url, keys.pro, {})).status).toBe(200);

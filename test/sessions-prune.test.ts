@@ -31,7 +31,8 @@ describe('prune-sessions', () => {
   const statuses = async () => Object.fromEntries((await server.store.read('SELECT id, status FROM verification_sessions')).map((r) => [r.id, r.status]));
 
   it('deletes pending and failed sessions past the retention after their expiry, and keeps completed ones', async () => {
-    const pending = await newSession(server.url, key);
+    // A context makes POST /v1/sessions write the session at once (one without is minted: no row to prune).
+    const pending = await newSession(server.url, key, { context: 'prune test' });
     const failed = await newSession(server.url, key);
     await submitSandbox(failed.verify_url, { outcome: 'failed' });
     const verified = await newSession(server.url, key);
@@ -52,7 +53,7 @@ describe('prune-sessions', () => {
     expect((await poll(pending.poll_url, pending.poll_secret)).body.error.code).toBe((await poll(pending.poll_url, "pls_wrong")).body.error.code);
 
     // The job: SESSION_RETENTION_DAYS from the config, the real clock (months after this test's), the count as its result.
-    const young = await newSession(server.url, key);
+    const young = await newSession(server.url, key, { context: 'prune test' });
     const result = (await runHandler({ store: server.store, config, log: silentLogger }, 'prune-sessions', {})) as { deleted: number };
     expect(result.deleted).toBe(1);
     expect(await statuses()).not.toHaveProperty(young.session_id);
