@@ -23,6 +23,8 @@ export interface Operator {
   sanctionsResult: 'clear' | 'hit' | 'unavailable';
   sanctionsCheckedAt: Date | null;
   sanctionsSdnUid: string | null;
+  /** A person's review confirmed the screening's verdict (flagged for good). */
+  reviewConfirmed: boolean;
 }
 
 export interface NewOperator {
@@ -70,6 +72,7 @@ export class OperatorIndex {
       sanctionsResult: screening.status,
       sanctionsCheckedAt: screening.status === 'unavailable' ? null : op.now,
       sanctionsSdnUid: screening.status === 'hit' ? screening.sdnUid : null,
+      reviewConfirmed: false,
     };
     await tx.run(sqlFile('identity/operator_insert'), [
       operator.id,
@@ -104,8 +107,20 @@ export class OperatorIndex {
     });
   }
 
+  /** A review confirmed the operator's flag (the session row keeps the decision). */
+  markConfirmed(tx: WriteTx, id: string): void {
+    const operator = this.byId.get(id);
+    if (!operator) return;
+    operator.reviewConfirmed = true;
+    this.changes++;
+    tx.onRollback(() => {
+      operator.reviewConfirmed = false;
+      this.changes++;
+    });
+  }
+
   /**
-   * Changes whenever an operator's screening result does (a review clears it): which verification
+   * Changes whenever an operator's screening result does (a review clears or confirms it): which verification
    * a credential speaks for (identity/wallets/directory.ts) depends on it.
    */
   get revision(): number {
@@ -126,6 +141,7 @@ function operatorOf(row: Row): Operator {
     sanctionsResult: String(row.sanctions_result) as Operator['sanctionsResult'],
     sanctionsCheckedAt: dateOf(row.sanctions_checked_at),
     sanctionsSdnUid: textOf(row.sanctions_sdn_uid),
+    reviewConfirmed: row.match_confirmed === true,
   };
 }
 

@@ -300,6 +300,7 @@ export async function reviewFlagged(store: Store, state: IdentityState | null, i
       return { ...session, stored: 'verified', reviewDecision: decision, completedAt: now };
     }
     await tx.run(sqlFile('identity/session_review'), [id, 'flagged', decision, at(now), null]);
+    state?.operators.markConfirmed(tx, session.operatorId!);
     return { ...session, reviewDecision: decision };
   });
 }

@@ -161,6 +161,7 @@ describe('operatorFacts: the freshness window of a clear screening', () => {
     sanctionsResult: 'clear',
     sanctionsCheckedAt: checkedAt,
     sanctionsSdnUid: null,
+    reviewConfirmed: false,
   };
   const day = 86_400_000;
   it.each([

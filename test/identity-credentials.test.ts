@@ -10,6 +10,7 @@ import { startServer, type RunningServer } from '../api/server.ts';
 import { createAccount } from '../api/accounts.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { sqlFile } from '../pipeline/store/sql-files.ts';
+import { OperatorIndex } from '../identity/operators.ts';
 import { cliEnv, repoRoot, runCli } from './helpers/cli.ts';
 import { call, claimFreshWallet, clearPerson, poll, sdnTinyCsv, submitSandbox, verifiedLogin, type Answer } from './helpers/identity.ts';
 
@@ -213,35 +214,55 @@ describe('credentials, wallet capture and refresh tokens', () => {
       clock = verifiedAt + 1_000;
     });
 
-    it('a re-verification flagged for a review leaves the credentials as they were; clearing it moves them; memory and the store agree', async () => {
+    it('a re-verification flagged for a review leaves the credentials as they were; clearing it moves them, confirming it denies them; memory and the store agree', async () => {
+      const policy = { require_sanctions_clear: true };
       const holder = await createAccount(server.store, { plan: 'scale', name: 'Twice Verified' }, server.keys);
       const assessor = await createAccount(server.store, { plan: 'scale', name: 'Assessor Two' }, server.keys);
       await verifyHolder(holder.api_key);
       const verifiedAt = clock;
       const credential = (await api(holder.api_key, 'POST', '/v1/credentials', { ttl_days: 365 })).body.credential as string;
       const claimed = await claimFreshWallet(server.url, holder.api_key);
-      // The credential and the holder's claimed wallet, as assess sees them.
-      const jurisdiction = async () => {
-        const byToken = (await api(assessor.api_key, 'POST', '/v1/assess', { operator_token: credential })).body.operator_verification.jurisdiction;
-        const byWallet = (await api(assessor.api_key, 'POST', '/v1/assess', { address: claimed })).body.operator_verification.jurisdiction;
-        expect(byWallet).toBe(byToken);
-        return byToken;
+      // [jurisdiction, reasons] of the credential and of the holder's claimed wallet, as assess sees them.
+      const seen = async (identity: Record<string, string>) => {
+        const body = (await api(assessor.api_key, 'POST', '/v1/assess', { ...identity, policy })).body;
+        return [body.operator_verification.jurisdiction, body.decision_reasons];
       };
-      expect(await jurisdiction()).toBe('US');
+      const levelOfClaimed = () => server.identity.deps.state.wallets.verificationLevel(claimed);
+      expect([await seen({ operator_token: credential }), await seen({ address: claimed }), levelOfClaimed()]).toEqual([['US', []], ['US', []], 'kyc_verified']);
 
       clock = verifiedAt + 91 * day;
       const refused = await api(holder.api_key, 'POST', '/v1/credentials', {});
       await submitSandbox(refused.body.verify_url, { outcome: 'verified', jurisdiction: 'BZ', age: '21+', name: 'Daniel Moreno' });
-      // Flagged: the account's newest verification waits for a review; its credentials stay with the clear one.
+      // Flagged, waiting for a review: the credential keeps the clear verification (stale by now:
+      // kyc_required); the claimed wallet, public, follows the newest: flagged, and not kyc_verified.
       expect((await api(holder.api_key, 'POST', '/v1/credentials', {})).body.next_steps.action).toBe('contact_support');
-      expect(await jurisdiction()).toBe('US');
+      expect([await seen({ operator_token: credential }), await seen({ address: claimed }), levelOfClaimed()]).toEqual([['US', ['kyc_required']], ['BZ', ['sanctions_flagged']], 'wallet_claimed']);
       const flaggedSession = new URL(refused.body.verify_url).pathname.split('/').at(-1)!;
       expect((await runCli(['operators', 'review', flaggedSession, '--clear'], cliEnv(dataDir))).code).toBe(0);
-      expect(await jurisdiction()).toBe('BZ');
+      expect([await seen({ operator_token: credential }), await seen({ address: claimed }), levelOfClaimed()]).toEqual([['BZ', []], ['BZ', []], 'kyc_verified']);
 
       // What a restart would load is what memory holds.
       const stored = (await server.store.read(sqlFile('identity/account_operators'))).filter((r) => r.account_id === holder.id);
       expect(stored.at(-1)!.operator_id).toBe(server.identity.deps.state.wallets.operatorOfAccount(holder.id));
+      clock = verifiedAt + 1_000;
+    });
+
+    it('a re-verification whose match a review confirms denies every credential of the account (sanctions_flagged)', async () => {
+      const holder = await createAccount(server.store, { plan: 'scale', name: 'Confirmed Holder' }, server.keys);
+      const assessor = await createAccount(server.store, { plan: 'scale', name: 'Assessor Three' }, server.keys);
+      await verifyHolder(holder.api_key);
+      const verifiedAt = clock;
+      const credential = (await api(holder.api_key, 'POST', '/v1/credentials', { ttl_days: 365 })).body.credential as string;
+      clock = verifiedAt + 91 * day;
+      const refused = await api(holder.api_key, 'POST', '/v1/credentials', {});
+      await submitSandbox(refused.body.verify_url, { outcome: 'verified', jurisdiction: 'BZ', age: '21+', name: 'Daniel Moreno' });
+      const flaggedSession = new URL(refused.body.verify_url).pathname.split('/').at(-1)!;
+      expect((await runCli(['operators', 'review', flaggedSession, '--confirm'], cliEnv(dataDir))).code).toBe(0);
+      const body = (await api(assessor.api_key, 'POST', '/v1/assess', { operator_token: credential, policy: { require_sanctions_clear: true } })).body;
+      expect([body.decision, body.decision_reasons, body.verify_url]).toEqual(['deny', ['sanctions_flagged'], undefined]);
+      // A restart loads the review's verdict with the operator.
+      const confirmed = server.identity.deps.state.wallets.operatorOfAccount(holder.id)!;
+      expect((await OperatorIndex.load(server.store)).get(confirmed)?.reviewConfirmed).toBe(true);
       clock = verifiedAt + 1_000;
     });
 

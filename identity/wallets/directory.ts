@@ -117,7 +117,7 @@ export class WalletDirectory {
   private levelOf(walletKey: string): VerificationLevel {
     const claim = this.claims.get(walletKey);
     if (!claim) return 'none';
-    const operatorId = this.holderOf(claim.accountId);
+    const operatorId = this.operatorOfAccount(claim.accountId);
     return operatorId && this.operators.get(operatorId)?.sanctionsResult === 'clear' ? 'kyc_verified' : 'wallet_claimed';
   }
 
@@ -215,31 +215,23 @@ export class WalletDirectory {
 
   /**
    * The operator a token speaks for now. A credential (POST /v1/credentials) is its account's: it
-   * resolves to the holder's newest verification screened clear (spec 2.1: the account's
-   * verification state decides; 4.2: "resolves to the account KYC"), so a holder who verifies again
-   * renews all their credentials, while a verification flagged for a review, or one no list could
-   * screen, leaves them as they were until a review clears it. A session's or a refresh exchange's
-   * token is the person verified in that session.
+   * resolves to the holder's newest verification that was screened clear or whose flag a review
+   * confirmed (spec 2.1: the account's verification state decides; 4.2: "resolves to the account
+   * KYC"). So a holder who verifies again renews all their credentials, and a confirmed match
+   * denies them all; a newer verification still waiting for its review, or one no list could
+   * screen, leaves them as they were meanwhile (one false match would otherwise turn every working
+   * credential into sanctions_flagged). A session's or a refresh exchange's token is the person
+   * verified in that session. (The account's claimed wallets follow its newest verification,
+   * whatever it is: their level is public, and says kyc_verified only of a clear one.)
    */
   operatorOf(token: TokenRecord): string {
     if (token.source !== 'credential') return token.operatorId;
-    return this.newestClear(token.accountId) ?? token.operatorId;
-  }
-
-  /**
-   * Who an account's claimed wallets and credentials speak for: the holder's newest verification
-   * screened clear; without one, the newest at all (flagged or unscreened, which policies then deny).
-   */
-  private holderOf(accountId: string): string | null {
-    return this.newestClear(accountId) ?? this.operatorOfAccount(accountId);
-  }
-
-  private newestClear(accountId: string): string | null {
-    const history = this.accountOperators.get(accountId) ?? [];
+    const history = this.accountOperators.get(token.accountId) ?? [];
     for (let i = history.length - 1; i >= 0; i--) {
-      if (this.operators.get(history[i]!)?.sanctionsResult === 'clear') return history[i]!;
+      const operator = this.operators.get(history[i]!);
+      if (operator?.sanctionsResult === 'clear' || (operator?.sanctionsResult === 'hit' && operator.reviewConfirmed)) return operator.id;
     }
-    return null;
+    return token.operatorId;
   }
 
   /** The tuple's transaction count (spec 4.8: internal), for tests and support. */
@@ -251,7 +243,7 @@ export class WalletDirectory {
   private groupOf(walletKey: string): string | null {
     const claim = this.claims.get(walletKey);
     if (claim) {
-      const operatorId = this.holderOf(claim.accountId);
+      const operatorId = this.operatorOfAccount(claim.accountId);
       return operatorId ? `op:${operatorId}` : `acct:${claim.accountId}`;
     }
     let earliest: { capture: Capture; token: TokenRecord } | null = null;
