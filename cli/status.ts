@@ -36,7 +36,8 @@ function render(s: ServiceStatus): string {
     }`,
     `sdn names     ${s.sanctions.names_loaded_at === null ? 'none loaded' : `${s.sanctions.listed_names} names, ${s.sanctions.listed_births ?? 'no'} dates of birth, loaded ${s.sanctions.names_loaded_at}`}`,
     `identity      ${s.identity.operators} operators (verified or flagged), ${s.identity.active_tokens} active operator tokens, ${s.identity.flagged_waiting} waiting for a review`,
-    `jobs          ${s.jobs.running} running, ${s.jobs.failed_24h} failed in the last 24 h`,
+    // Without a server nothing runs: a run left running by a crash is closed at the next start.
+    `jobs          ${s.jobs.running} ${s.server_running ? 'running' : 'recorded as running'}, ${s.jobs.failed_24h} failed in the last 24 h`,
     ...s.jobs.recent_failures.map((f) => `              ${String(f.finished_at)}  ${String(f.job_name)} (${String(f.run_id)}): ${String(f.error ?? '').split('\n')[0]}`),
   ];
   return `${lines.join('\n')}\n`;

@@ -12,13 +12,16 @@
 // this service made it, and it is pending until its hour is over. The row is written when the
 // person starts a verification on its page (identity/sessions.ts startAttempt), then as any session.
 // A session of POST /v1/sessions carries its product_name in its id, when it is short
-// (productBytesLimit): the page shows it anyway. One with a context (the merchant's own label,
-// which no URL should show) is written at once, as is one with a longer product name.
+// (productBytesLimit); such an id is encrypted (AES-256-GCM under a key derived from the session
+// key, the version byte authenticated with it), since ids travel further than the page (to the KYC
+// vendor, into logs and agents' transcripts) and a product name may say more than the merchant
+// wants there. One with a context (the merchant's own label) is written at once, as is one with a
+// longer product name.
 //
 // The key is DATA_DIR/session.key (random, 0600: pipeline/secret-file.ts), made at the first start
 // and kept: sessions live an hour, across restarts. Losing it ends the unused sessions (unknown
 // then), nothing else. The id is not encrypted: the account id in it is no secret.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
 import type { Logger } from '../pipeline/log.ts';
 import { newSecret, sha256Hex } from '../pipeline/secrets.ts';
@@ -29,6 +32,8 @@ import { pollSecretPrefix } from './sessions.ts';
 const denial = 2;
 const requested = 3;
 const macBytes = 16;
+const nonceBytes = 12;
+const tagBytes = 16;
 const hashBytes = 32;
 const headerBytes = 1 + 8 + hashBytes; // version, creation time (ms), the poll secret's SHA-256
 const noProduct = 0xff;
@@ -53,18 +58,22 @@ export interface DeferredSession {
 }
 
 export class DeferredSessions {
+  private readonly sealKey: Buffer;
+
   /** `kycProvider`: the provider a session minted here verifies with (the service's). */
   constructor(
     private readonly key: Buffer,
     readonly kycProvider: string,
-  ) {}
+  ) {
+    this.sealKey = createHmac('sha256', key).update('session id encryption').digest();
+  }
 
   /** The key in `dataDir`, made at the first start. */
   static load(dataDir: string, kycProvider: string, log: Logger): DeferredSessions {
     const file = path.join(dataDir, 'session.key');
     const { text } = readOrCreateSecretFile(file, () => randomBytes(32).toString('hex'), log, 'session key');
     if (!/^[0-9a-f]{64}$/.test(text.trim())) {
-      throw new Error(`${file} is not a session key (64 hex digits): restore it from a backup, or remove it to make a new one (the denials' sessions not yet used then become unknown)`);
+      throw new Error(`${file} is not a session key (64 hex digits): restore it from a backup, or remove it to make a new one (the minted sessions not yet used then become unknown)`);
     }
     return new DeferredSessions(Buffer.from(text.trim(), 'hex'), kycProvider);
   }
@@ -81,14 +90,18 @@ export class DeferredSessions {
   mint(accountId: string, now: Date, labels?: SessionLabels): DeferredSession & { pollSecret: string } {
     if (labels && !DeferredSessions.fits(labels)) throw new RangeError(`a session with a context, or a product name over ${productBytesLimit} bytes, is written, not minted`);
     const pollSecret = newSecret(pollSecretPrefix);
-    const header = Buffer.alloc(headerBytes);
-    header.writeUInt8(labels ? requested : denial, 0);
-    header.writeBigUInt64BE(BigInt(now.getTime()), 1);
-    Buffer.from(sha256Hex(pollSecret), 'hex').copy(header, 9);
-    const product = labels ? [productBytes(labels.productName)] : [];
-    const payload = Buffer.concat([header, ...product, Buffer.from(accountId, 'utf8')]);
-    const id = `sess_${Buffer.concat([payload, this.mac(payload)]).toString('base64url')}`;
-    return { id, accountId, createdAt: now, pollSecretHash: sha256Hex(pollSecret), labels: labels ?? denialLabels, pollSecret };
+    const fixed = Buffer.alloc(8 + hashBytes);
+    fixed.writeBigUInt64BE(BigInt(now.getTime()), 0);
+    Buffer.from(sha256Hex(pollSecret), 'hex').copy(fixed, 8);
+    const account = Buffer.from(accountId, 'utf8');
+    let bytes: Buffer;
+    if (labels) {
+      bytes = this.seal(Buffer.concat([fixed, productBytes(labels.productName), account]));
+    } else {
+      const payload = Buffer.concat([Buffer.from([denial]), fixed, account]);
+      bytes = Buffer.concat([payload, this.mac(payload)]);
+    }
+    return { id: `sess_${bytes.toString('base64url')}`, accountId, createdAt: now, pollSecretHash: sha256Hex(pollSecret), labels: labels ?? denialLabels, pollSecret };
   }
 
   /** The session `id` names when this service minted it; null for any other id. */
@@ -97,25 +110,53 @@ export class DeferredSessions {
     const bytes = Buffer.from(id.slice(5), 'base64url');
     // base64url decoding skips what is not of its alphabet: the id must be exactly what was minted.
     if (bytes.length <= headerBytes + macBytes || bytes.toString('base64url') !== id.slice(5)) return null;
-    const payload = bytes.subarray(0, bytes.length - macBytes);
-    const kind = payload.readUInt8(0);
-    if ((kind !== denial && kind !== requested) || !timingSafeEqual(bytes.subarray(bytes.length - macBytes), this.mac(payload))) return null;
-    // The MAC holds: this service wrote every byte, so the product name reads as it was written.
-    let at = headerBytes;
+    const kind = bytes.readUInt8(0);
+    let plain: Buffer;
     let labels = denialLabels;
     if (kind === requested) {
-      const length = payload.readUInt8(at++);
-      const productName = length === noProduct ? null : payload.subarray(at, at + length).toString('utf8');
-      at += length === noProduct ? 0 : length;
+      const opened = this.unseal(bytes);
+      if (!opened) return null;
+      // Authenticated: this service wrote every byte, so the product name reads as it was written.
+      const length = opened.readUInt8(8 + hashBytes);
+      const productName = length === noProduct ? null : opened.subarray(8 + hashBytes + 1, 8 + hashBytes + 1 + length).toString('utf8');
       labels = { context: null, productName };
+      plain = Buffer.concat([opened.subarray(0, 8 + hashBytes), opened.subarray(8 + hashBytes + 1 + (length === noProduct ? 0 : length))]);
+    } else if (kind === denial) {
+      const payload = bytes.subarray(0, bytes.length - macBytes);
+      if (!timingSafeEqual(bytes.subarray(bytes.length - macBytes), this.mac(payload))) return null;
+      plain = payload.subarray(1);
+    } else {
+      return null;
     }
     return {
       id,
-      accountId: payload.subarray(at).toString('utf8'),
-      createdAt: new Date(Number(payload.readBigUInt64BE(1))),
-      pollSecretHash: payload.subarray(9, headerBytes).toString('hex'),
+      accountId: plain.subarray(8 + hashBytes).toString('utf8'),
+      createdAt: new Date(Number(plain.readBigUInt64BE(0))),
+      pollSecretHash: plain.subarray(8, 8 + hashBytes).toString('hex'),
       labels,
     };
+  }
+
+  // Version byte, nonce, AES-256-GCM of `plain` (the version byte authenticated with it), tag.
+  private seal(plain: Buffer): Buffer {
+    const version = Buffer.from([requested]);
+    const nonce = randomBytes(nonceBytes);
+    const cipher = createCipheriv('aes-256-gcm', this.sealKey, nonce);
+    cipher.setAAD(version);
+    const sealed = Buffer.concat([cipher.update(plain), cipher.final()]);
+    return Buffer.concat([version, nonce, sealed, cipher.getAuthTag()]);
+  }
+
+  private unseal(bytes: Buffer): Buffer | null {
+    if (bytes.length < 1 + nonceBytes + 8 + hashBytes + 1 + tagBytes) return null;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.sealKey, bytes.subarray(1, 1 + nonceBytes));
+      decipher.setAAD(bytes.subarray(0, 1));
+      decipher.setAuthTag(bytes.subarray(bytes.length - tagBytes));
+      return Buffer.concat([decipher.update(bytes.subarray(1 + nonceBytes, bytes.length - tagBytes)), decipher.final()]);
+    } catch {
+      return null;
+    }
   }
 
   private mac(data: Buffer): Buffer {

@@ -332,7 +332,7 @@ export class UnknownSessionError extends Error {
 }
 
 // The session as the writer's transaction sees it: no other write can come between this read and
-// the change that follows it. With `deferred`, a denial's session nobody has used yet is written
+// the change that follows it. With `deferred`, a minted session nobody has used yet is written
 // now (its first use: a verification started on its page), as it was minted; past its hour it is
 // only read (expired: the caller refuses it, and nothing is written).
 async function lockedSession(tx: WriteTx, id: string, deferred?: { sessions: DeferredSessions; now: Date }): Promise<Session> {

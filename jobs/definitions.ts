@@ -15,7 +15,7 @@ export const jobInputs = {
   export: z.object({}).strict(),
   // Deletes assess audit rows older than ASSESSMENT_RETENTION_DAYS.
   'prune-assessments': z.object({}).strict(),
-  // Deletes verification sessions nobody completed, SESSION_RETENTION_DAYS past their expiry.
+  // Deletes verification sessions nobody completed, SESSION_RETENTION_DAYS past their expiry, and older KYC webhook deliveries.
   'prune-sessions': z.object({}).strict(),
   // Deletes expired operator tokens no capture names, expired refresh families and wallet challenges, CREDENTIAL_RETENTION_DAYS past their expiry.
   'prune-credentials': z.object({}).strict(),

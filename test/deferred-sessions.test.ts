@@ -1,5 +1,5 @@
-// A denial's session as a signed capability (identity/deferred-sessions.ts): the id verifies only
-// under this service's key, which survives a restart; nothing else opens.
+// A minted session as a capability (identity/deferred-sessions.ts): a denial's id signed, one of
+// POST /v1/sessions sealed; either opens only under this service's key, which survives a restart.
 import { describe, expect, it } from 'vitest';
 import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -42,6 +42,47 @@ describe('deferred sessions', () => {
     expect(ours.open(`${id}.`)).toBeNull();
     expect(ours.open('sess_0123456789abcdefghijkl')).toBeNull();
     expect(ours.open(`x${id}`)).toBeNull();
+  });
+
+  it("POST /v1/sessions' ids: the product name (or none) round-trips, sealed: neither it nor the account shows in the id", () => {
+    const keys = DeferredSessions.load(tempDataDir('deferred-v3'), 'sandbox', silentLogger);
+    for (const productName of [null, '', 'Premium weather report', 'é'.repeat(32), 'nul\u0000 and\nnewline']) {
+      const { pollSecret, ...minted } = keys.mint('acc_00mx5i26pksJZj3ZfMa58x', now, { context: null, productName });
+      expect(pollSecret).toMatch(/^pls_/);
+      expect(keys.open(minted.id), String(productName)).toEqual(minted);
+      expect(minted.labels).toEqual({ context: null, productName });
+      const decoded = Buffer.from(minted.id.slice(5), 'base64url').toString('latin1');
+      expect(decoded).not.toContain('acc_00mx5i26pksJZj3ZfMa58x');
+      if (productName) expect(decoded).not.toContain(productName.slice(0, 8));
+    }
+    // A denial's id keeps its context.
+    expect(keys.open(keys.mint('acc_x', now).id)!.labels).toEqual({ context: 'assess', productName: null });
+  });
+
+  it('mints only what fits: no context, a product name of at most 64 bytes (UTF-8)', () => {
+    expect(DeferredSessions.fits({ context: null, productName: 'é'.repeat(32) })).toBe(true);
+    expect(DeferredSessions.fits({ context: null, productName: 'é'.repeat(33) })).toBe(false);
+    expect(DeferredSessions.fits({ context: 'order 1234', productName: null })).toBe(false);
+    expect(DeferredSessions.fits({ context: '', productName: null })).toBe(false);
+    const keys = DeferredSessions.load(tempDataDir('deferred-fits'), 'sandbox', silentLogger);
+    expect(() => keys.mint('acc_x', now, { context: 'order 1234', productName: null })).toThrow(RangeError);
+  });
+
+  it("opens no POST /v1/sessions' id it did not mint: another key, a changed byte, a cut one", () => {
+    const ours = DeferredSessions.load(tempDataDir('deferred-v3-ours'), 'sandbox', silentLogger);
+    const theirs = DeferredSessions.load(tempDataDir('deferred-v3-theirs'), 'sandbox', silentLogger);
+    const { id } = ours.mint('acc_x', now, { context: null, productName: 'Weather' });
+    expect(theirs.open(id)).toBeNull();
+    const body = id.slice(5);
+    for (let i = 0; i < body.length; i += 5) {
+      const changed = `sess_${body.slice(0, i)}${body[i] === 'A' ? 'B' : 'A'}${body.slice(i + 1)}`;
+      expect(ours.open(changed), `byte ${i}`).toBeNull();
+    }
+    expect(ours.open(id.slice(0, -2))).toBeNull();
+    // The version byte is authenticated: the same bytes read as a denial's id do not open.
+    const asDenial = Buffer.from(body, 'base64url');
+    asDenial[0] = 2;
+    expect(ours.open(`sess_${asDenial.toString('base64url')}`)).toBeNull();
   });
 
   it('refuses a key file that is not a key (empty, not hex, more than the key), saying what to do; tightens a loose mode', () => {

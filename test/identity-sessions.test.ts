@@ -286,6 +286,9 @@ describe('verification sessions', () => {
       const reviewed = await runCli(['operators', 'review', s.session_id, '--clear', '--json'], cliEnv(dataDir));
       expect(reviewed.code).toBe(0);
       expect(JSON.parse(reviewed.stdout)).toMatchObject({ session_id: s.session_id, status: 'verified', review_decision: 'cleared' });
+      // The birth check goes with the cleared match.
+      const [cleared] = await server.store.read('SELECT sanctions_result, sanctions_birth_check FROM operators WHERE id = $1', [JSON.parse(reviewed.stdout).operator_id]);
+      expect(cleared).toEqual({ sanctions_result: 'clear', sanctions_birth_check: null });
       const delivered = await poll(s.poll_url, s.poll_secret, client());
       expect(delivered.body.status).toBe('verified');
       expect(delivered.body.operator_token).toMatch(/^opc_/);

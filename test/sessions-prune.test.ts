@@ -17,7 +17,7 @@ const day = 86_400_000;
 describe('prune-sessions', () => {
   const dataDir = tempDataDir('sessions-prune');
   let server: RunningServer;
-  const clock = Date.parse('2026-06-01T12:00:00Z');
+  let clock = Date.parse('2026-06-01T12:00:00Z');
   let key: string;
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', SANCTIONS_LIST_SOURCE: sdnTinyCsv, SESSION_RETENTION_DAYS: '30' });
 
@@ -31,7 +31,8 @@ describe('prune-sessions', () => {
   const statuses = async () => Object.fromEntries((await server.store.read('SELECT id, status FROM verification_sessions')).map((r) => [r.id, r.status]));
 
   it('deletes pending and failed sessions past the retention after their expiry, and keeps completed ones', async () => {
-    // A context makes POST /v1/sessions write the session at once (one without is minted: no row to prune).
+    // A context makes POST /v1/sessions write the session at once: a pending row. (One without is
+    // minted and written only once its page is used, as `failed` below.)
     const pending = await newSession(server.url, key, { context: 'prune test' });
     const failed = await newSession(server.url, key);
     await submitSandbox(failed.verify_url, { outcome: 'failed' });
@@ -51,6 +52,11 @@ describe('prune-sessions', () => {
     expect(await statuses()).toEqual({ [verified.session_id]: 'verified', [consumed.session_id]: 'consumed', [flagged.session_id]: 'flagged' });
     // A pruned session is unknown: the poll's one answer for a wrong secret or an unknown session.
     expect((await poll(pending.poll_url, pending.poll_secret)).body.error.code).toBe((await poll(pending.poll_url, "pls_wrong")).body.error.code);
+    // A minted session whose row is pruned reads as minted again, past its hour: expired, not unknown.
+    const created = clock;
+    clock = expiry + 30 * day + 1_000;
+    expect((await poll(failed.poll_url, failed.poll_secret)).body.status).toBe('expired');
+    clock = created;
 
     // The job: SESSION_RETENTION_DAYS from the config, the real clock (months after this test's), the count as its result.
     const young = await newSession(server.url, key, { context: 'prune test' });

@@ -91,7 +91,7 @@ function attention(s: ServiceStatus, config: Config): string[] {
   }
   if (s.sanctions.list_checked_at === null) {
     out.push('no sanctions list loaded: assess denies every signer check with sanctions_check_unavailable; set SANCTIONS_LIST_SOURCE and run `reputation jobs run refresh-sanctions-list`');
-  } else if (s.sanctions.list_age_hours! > s.sanctions.max_age_hours) {
+  } else if (listAgeSeconds(s) > s.sanctions.max_age_hours * 3600) {
     out.push(
       `the sanctions list was last confirmed ${duration(s.sanctions.list_age_hours! * 3600)} ago, over SANCTIONS_LIST_MAX_AGE_HOURS (${s.sanctions.max_age_hours} h): ` +
         'assess denies signer checks with sanctions_check_unavailable; run `reputation jobs run refresh-sanctions-list`',
@@ -114,6 +114,11 @@ function attention(s: ServiceStatus, config: Config): string[] {
     out.push(`${s.jobs.failed_24h} job ${s.jobs.failed_24h === 1 ? 'run' : 'runs'} failed in the last 24 h${what}: \`reputation jobs status\``);
   }
   return out;
+}
+
+// Unrounded, as assess compares it (list_age_hours is rounded for reading).
+function listAgeSeconds(s: ServiceStatus): number {
+  return (Date.parse(s.checked_at) - Date.parse(s.sanctions.list_checked_at!)) / 1000;
 }
 
 function firstLine(value: unknown): string {
