@@ -20,7 +20,7 @@
 //
 // The key is DATA_DIR/session.key (random, 0600: pipeline/secret-file.ts), made at the first start
 // and kept: sessions live an hour, across restarts. Losing it ends the unused sessions (unknown
-// then), nothing else. The id is not encrypted: the account id in it is no secret.
+// then), nothing else. A denial's id is not encrypted: the account id in it is no secret.
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
 import type { Logger } from '../pipeline/log.ts';
@@ -28,7 +28,8 @@ import { newSecret, sha256Hex } from '../pipeline/secrets.ts';
 import { readOrCreateSecretFile } from '../pipeline/secret-file.ts';
 import { pollSecretPrefix } from './sessions.ts';
 
-// 2: a denial's session (header, account). 3: POST /v1/sessions' (header, product name, account).
+// 2: a denial's session: version, time, hash, account, HMAC. 3: POST /v1/sessions': version,
+// nonce, sealed (time, hash, product name, account), tag.
 const denial = 2;
 const requested = 3;
 const macBytes = 16;
