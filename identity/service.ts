@@ -111,7 +111,7 @@ export class IdentityService {
 
   /** The session the verify page shows, with its status now; null when there is none. */
   async pageSession(id: string): Promise<{ session: Session; status: ReturnType<typeof statusAt>; now: Date } | null> {
-    const session = await readSession(this.deps.store, id, this.deps.deferred);
+    const session = await readSession(this.deps.store, id, this.deps.deferred, true);
     if (!session) return null;
     const now = this.now();
     return { session, status: statusAt(session, now), now };

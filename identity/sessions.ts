@@ -135,15 +135,16 @@ type Query = (sql: string, params: DuckDBValue[]) => Promise<Row[]>;
 
 /**
  * The session `id` as `query` (the read pool, or the writer's transaction) sees it: its row, or,
- * with `deferred`, a minted session nobody has used yet, as it was minted (`written: false`).
+ * with `deferred`, a minted session nobody has used yet, as it was minted (`written: false`). A
+ * minted session's merchant name is read only when asked for (the page shows it; a poll does not).
  */
-async function findSession(query: Query, id: string, deferred?: DeferredSessions): Promise<{ session: Session; written: boolean } | null> {
+async function findSession(query: Query, id: string, deferred?: DeferredSessions, withMerchantName = false): Promise<{ session: Session; written: boolean } | null> {
   const [row] = await query(sqlFile('identity/session_by_id'), [id]);
   if (row) return { session: sessionOf(row), written: true };
   const unused = deferred?.open(id);
   if (!unused) return null;
-  const [account] = await query(sqlFile('identity/account_display_name'), [unused.accountId]);
-  const session = { ...mintedSession(unused, deferred!.kycProvider), merchantName: textOf(account?.merchant_name) };
+  const session = mintedSession(unused, deferred!.kycProvider);
+  if (withMerchantName) session.merchantName = textOf((await query(sqlFile('identity/account_display_name'), [unused.accountId]))[0]?.merchant_name);
   return { session, written: false };
 }
 
@@ -162,9 +163,12 @@ export function mintedSession(minted: DeferredSession, kycProvider: string): Ses
   });
 }
 
-/** The session `id`: its row, or, with `deferred`, a minted session nobody has used yet (pending). */
-export async function readSession(store: Store, id: string, deferred?: DeferredSessions): Promise<Session | null> {
-  return (await findSession((sql, params) => store.read(sql, params), id, deferred))?.session ?? null;
+/**
+ * The session `id`: its row, or, with `deferred`, a minted session nobody has used yet (pending);
+ * `withMerchantName` for the page, which shows it.
+ */
+export async function readSession(store: Store, id: string, deferred?: DeferredSessions, withMerchantName = false): Promise<Session | null> {
+  return (await findSession((sql, params) => store.read(sql, params), id, deferred, withMerchantName))?.session ?? null;
 }
 
 // Compared against for an unknown session, so that it costs what a wrong secret costs.
