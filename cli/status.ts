@@ -12,9 +12,11 @@ export function registerStatusCommand(program: Command, config: () => Config, lo
     .command('status')
     .description('the service at a glance: what needs attention, score and chain freshness, the sanctions list, reviews waiting, failed jobs')
     .option('--json', 'print the status as one JSON object')
-    .action(async (opts: { json?: boolean }) => {
+    .option('--check', 'exit 1 when something needs attention (for a monitor or a cron job)')
+    .action(async (opts: { json?: boolean; check?: boolean }) => {
       const status = (await runOperation(config(), log, 'status', {})) as ServiceStatus;
       process.stdout.write(opts.json ? `${JSON.stringify(status)}\n` : render(status));
+      if (opts.check && status.attention.length > 0) process.exitCode = 1;
     });
 }
 

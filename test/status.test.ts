@@ -34,6 +34,8 @@ describe('reputation status', () => {
       identity: { operators: 0, flagged_waiting: 0, active_tokens: 0 },
       jobs: { running: 0, failed_24h: 0, recent_failures: [] },
     });
+    // --check: exit 1 while something needs attention (exit 0 otherwise is the default).
+    expect((await runCli(['status', '--check'], cliEnv(dataDir))).code).toBe(1);
     expect(s.attention).toEqual([
       expect.stringMatching(/^no scoring run yet: .*`reputation score`$/),
       expect.stringMatching(/^no sanctions list loaded: .*refresh-sanctions-list`$/),
