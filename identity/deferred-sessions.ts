@@ -36,7 +36,8 @@ const macBytes = 16;
 const nonceBytes = 12;
 const tagBytes = 16;
 const hashBytes = 32;
-const headerBytes = 1 + 8 + hashBytes; // version, creation time (ms), the poll secret's SHA-256
+const fixedBytes = 8 + hashBytes; // creation time (ms), the poll secret's SHA-256
+const headerBytes = 1 + fixedBytes; // with the version
 const noProduct = 0xff;
 /** A longer product name (UTF-8 bytes) makes a session a row at once: its id stays short. */
 export const productBytesLimit = 64;
@@ -91,7 +92,7 @@ export class DeferredSessions {
   mint(accountId: string, now: Date, labels?: SessionLabels): DeferredSession & { pollSecret: string } {
     if (labels && !DeferredSessions.fits(labels)) throw new RangeError(`a session with a context, or a product name over ${productBytesLimit} bytes, is written, not minted`);
     const pollSecret = newSecret(pollSecretPrefix);
-    const fixed = Buffer.alloc(8 + hashBytes);
+    const fixed = Buffer.alloc(fixedBytes);
     fixed.writeBigUInt64BE(BigInt(now.getTime()), 0);
     Buffer.from(sha256Hex(pollSecret), 'hex').copy(fixed, 8);
     const account = Buffer.from(accountId, 'utf8');
@@ -112,28 +113,32 @@ export class DeferredSessions {
     // base64url decoding skips what is not of its alphabet: the id must be exactly what was minted.
     if (bytes.length <= headerBytes + macBytes || bytes.toString('base64url') !== id.slice(5)) return null;
     const kind = bytes.readUInt8(0);
-    let plain: Buffer;
+    // The fields after the version byte (time, hash), the account's UTF-8, and the labels.
+    let fixed: Buffer;
+    let account: Buffer;
     let labels = denialLabels;
     if (kind === requested) {
       const opened = this.unseal(bytes);
       if (!opened) return null;
       // Authenticated: this service wrote every byte, so the product name reads as it was written.
-      const length = opened.readUInt8(8 + hashBytes);
-      const productName = length === noProduct ? null : opened.subarray(8 + hashBytes + 1, 8 + hashBytes + 1 + length).toString('utf8');
-      labels = { context: null, productName };
-      plain = Buffer.concat([opened.subarray(0, 8 + hashBytes), opened.subarray(8 + hashBytes + 1 + (length === noProduct ? 0 : length))]);
+      const length = opened.readUInt8(fixedBytes);
+      const end = fixedBytes + 1 + (length === noProduct ? 0 : length);
+      labels = { context: null, productName: length === noProduct ? null : opened.subarray(fixedBytes + 1, end).toString('utf8') };
+      fixed = opened.subarray(0, fixedBytes);
+      account = opened.subarray(end);
     } else if (kind === denial) {
       const payload = bytes.subarray(0, bytes.length - macBytes);
       if (!timingSafeEqual(bytes.subarray(bytes.length - macBytes), this.mac(payload))) return null;
-      plain = payload.subarray(1);
+      fixed = payload.subarray(1, headerBytes);
+      account = payload.subarray(headerBytes);
     } else {
       return null;
     }
     return {
       id,
-      accountId: plain.subarray(8 + hashBytes).toString('utf8'),
-      createdAt: new Date(Number(plain.readBigUInt64BE(0))),
-      pollSecretHash: plain.subarray(8, 8 + hashBytes).toString('hex'),
+      accountId: account.toString('utf8'),
+      createdAt: new Date(Number(fixed.readBigUInt64BE(0))),
+      pollSecretHash: fixed.subarray(8).toString('hex'),
       labels,
     };
   }
@@ -149,7 +154,7 @@ export class DeferredSessions {
   }
 
   private unseal(bytes: Buffer): Buffer | null {
-    if (bytes.length < 1 + nonceBytes + 8 + hashBytes + 1 + tagBytes) return null;
+    if (bytes.length < 1 + nonceBytes + fixedBytes + 1 + tagBytes) return null;
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.sealKey, bytes.subarray(1, 1 + nonceBytes));
       decipher.setAAD(bytes.subarray(0, 1));

@@ -14,10 +14,8 @@
 // brings them back; run by the CLI with no server, there is no memory to change.
 import type { Store } from '../pipeline/store/store.ts';
 import { sqlFile } from '../pipeline/store/sql-files.ts';
-import { at } from './store-values.ts';
+import { at, retentionCutoff } from './store-values.ts';
 import type { IdentityState } from './state.ts';
-
-const dayMs = 86_400_000;
 
 export interface PrunedCredentials {
   operatorTokens: number;
@@ -32,7 +30,7 @@ export async function pruneCredentials(
   retentionDays: number,
   now: Date,
 ): Promise<PrunedCredentials> {
-  const cutoff = new Date(now.getTime() - retentionDays * dayMs);
+  const cutoff = retentionCutoff(now, retentionDays);
   // The identity half writes through the operational writer: the same one as its issues and revocations.
   return store.writeOperational(async (tx) => {
     const tokens = await tx.all(sqlFile('identity/tokens_prune'), [at(cutoff)]);

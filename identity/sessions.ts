@@ -21,7 +21,7 @@ import { operatorTokenTtlSeconds, type IssuedToken } from './tokens.ts';
 import type { IssuedRefresh } from './refresh.ts';
 import type { IdentityState } from './state.ts';
 import type { DeferredSession, DeferredSessions } from './deferred-sessions.ts';
-import { at, dateOf, textOf } from './store-values.ts';
+import { at, dateOf, retentionCutoff, textOf } from './store-values.ts';
 
 /** Spec 2.3: a session expires 1 hour after creation. */
 export const sessionTtlMs = 60 * 60 * 1000;
@@ -309,8 +309,6 @@ export async function reviewFlagged(store: Store, state: IdentityState | null, i
   });
 }
 
-const dayMs = 86_400_000;
-
 /**
  * Deletes the sessions nobody completed (pending or failed) that expired more than `retentionDays`
  * before `now`: sessions made with POST /v1/sessions and denials' sessions whose page was opened
@@ -318,7 +316,7 @@ const dayMs = 86_400_000;
  * writer, as every session write.
  */
 export async function pruneSessions(store: Store, retentionDays: number, now: Date): Promise<{ deleted: number; webhookEvents: number; cutoff: string }> {
-  const cutoff = new Date(now.getTime() - retentionDays * dayMs);
+  const cutoff = retentionCutoff(now, retentionDays);
   return store.writeOperational(async (tx) => {
     const [sessions] = await tx.all(sqlFile('identity/sessions_prune'), [at(cutoff)]);
     const [events] = await tx.all(sqlFile('identity/webhook_events_prune'), [at(cutoff)]);

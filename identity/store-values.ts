@@ -7,6 +7,11 @@ export function at(date: Date): DuckDBTimestampValue {
   return timestampValue(BigInt(date.getTime()) * 1000n);
 }
 
+/** The prune jobs' cutoff: `retentionDays` before `now`. */
+export function retentionCutoff(now: Date, retentionDays: number): Date {
+  return new Date(now.getTime() - retentionDays * 86_400_000);
+}
+
 export function dateOf(value: Json | undefined): Date | null {
   return value === null || value === undefined ? null : new Date(String(value));
 }

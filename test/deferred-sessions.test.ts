@@ -8,6 +8,12 @@ import { sha256Hex } from '../pipeline/secrets.ts';
 import { tempDataDir } from './helpers/temp.ts';
 import { silentLogger } from '../pipeline/log.ts';
 
+/** The id with one character of its body changed, every `step`-th character in turn. */
+function* changedCharacters(id: string, step: number): Generator<[number, string]> {
+  const body = id.slice(5);
+  for (let i = 0; i < body.length; i += step) yield [i, `sess_${body.slice(0, i)}${body[i] === 'A' ? 'B' : 'A'}${body.slice(i + 1)}`];
+}
+
 describe('deferred sessions', () => {
   const now = new Date('2026-06-01T12:00:00.123Z');
 
@@ -32,11 +38,7 @@ describe('deferred sessions', () => {
     const theirs = DeferredSessions.load(tempDataDir('deferred-theirs'), 'sandbox', silentLogger);
     const { id } = ours.mint('acc_x', now);
     expect(theirs.open(id)).toBeNull();
-    const body = id.slice(5);
-    for (let i = 0; i < body.length; i += 7) {
-      const changed = `sess_${body.slice(0, i)}${body[i] === 'A' ? 'B' : 'A'}${body.slice(i + 1)}`;
-      expect(ours.open(changed), `byte ${i}`).toBeNull();
-    }
+    for (const [i, changed] of changedCharacters(id, 7)) expect(ours.open(changed), `character ${i}`).toBeNull();
     expect(ours.open(id.slice(0, -1))).toBeNull();
     expect(ours.open(`${id}=`)).toBeNull();
     expect(ours.open(`${id}.`)).toBeNull();
@@ -73,14 +75,10 @@ describe('deferred sessions', () => {
     const theirs = DeferredSessions.load(tempDataDir('deferred-v3-theirs'), 'sandbox', silentLogger);
     const { id } = ours.mint('acc_x', now, { context: null, productName: 'Weather' });
     expect(theirs.open(id)).toBeNull();
-    const body = id.slice(5);
-    for (let i = 0; i < body.length; i += 5) {
-      const changed = `sess_${body.slice(0, i)}${body[i] === 'A' ? 'B' : 'A'}${body.slice(i + 1)}`;
-      expect(ours.open(changed), `byte ${i}`).toBeNull();
-    }
+    for (const [i, changed] of changedCharacters(id, 5)) expect(ours.open(changed), `character ${i}`).toBeNull();
     expect(ours.open(id.slice(0, -2))).toBeNull();
     // The version byte is authenticated: the same bytes read as a denial's id do not open.
-    const asDenial = Buffer.from(body, 'base64url');
+    const asDenial = Buffer.from(id.slice(5), 'base64url');
     asDenial[0] = 2;
     expect(ours.open(`sess_${asDenial.toString('base64url')}`)).toBeNull();
   });

@@ -53,6 +53,16 @@ describe('credentials, wallet capture and refresh tokens', () => {
     expect(done.status).toBe(303);
   }
 
+  /** A verified holder with a credential of a year, and another account that assesses it. */
+  async function holderWithCredential(name: string): Promise<{ holder: { id: string; api_key: string }; assessor: { api_key: string }; credential: string; verifiedAt: number }> {
+    const holder = await createAccount(server.store, { plan: 'scale', name }, server.keys);
+    const assessor = await createAccount(server.store, { plan: 'scale', name: `Assessor of ${name}` }, server.keys);
+    await verifyHolder(holder.api_key);
+    const verifiedAt = clock;
+    const credential = (await api(holder.api_key, 'POST', '/v1/credentials', { label: 'long-lived', ttl_days: 365 })).body.credential as string;
+    return { holder, assessor, credential, verifiedAt };
+  }
+
   describe('POST, GET, DELETE /v1/credentials', () => {
     it('are refused to the free plan (402) and without a key (401)', async () => {
       for (const [method, route] of [['POST', '/v1/credentials'], ['GET', '/v1/credentials'], ['DELETE', '/v1/credentials/x']] as const) {
@@ -183,11 +193,7 @@ describe('credentials, wallet capture and refresh tokens', () => {
     });
 
     it('a stale screening: creation is 409 kyc_required with a verify_url; verifying there renews every credential of the account, and the wallets they captured', async () => {
-      const holder = await createAccount(server.store, { plan: 'scale', name: 'Stale Holder' }, server.keys);
-      const assessor = await createAccount(server.store, { plan: 'scale', name: 'Assessor' }, server.keys);
-      await verifyHolder(holder.api_key);
-      const verifiedAt = clock;
-      const credential = (await api(holder.api_key, 'POST', '/v1/credentials', { label: 'long-lived', ttl_days: 365 })).body.credential as string;
+      const { holder, assessor, credential, verifiedAt } = await holderWithCredential('Stale Holder');
       const wallet = `0x${'a1'.repeat(20)}`;
       expect((await api(accounts.merchant.api_key, 'POST', '/v1/credentials/wallets', { operator_token: credential, wallet_address: wallet, network: 'evm' })).body.associated).toBe(true);
       const policy = { require_sanctions_clear: true };
@@ -216,11 +222,7 @@ describe('credentials, wallet capture and refresh tokens', () => {
 
     it('a re-verification flagged for a review leaves the credentials as they were; clearing it moves them, confirming it denies them; memory and the store agree', async () => {
       const policy = { require_sanctions_clear: true };
-      const holder = await createAccount(server.store, { plan: 'scale', name: 'Twice Verified' }, server.keys);
-      const assessor = await createAccount(server.store, { plan: 'scale', name: 'Assessor Two' }, server.keys);
-      await verifyHolder(holder.api_key);
-      const verifiedAt = clock;
-      const credential = (await api(holder.api_key, 'POST', '/v1/credentials', { ttl_days: 365 })).body.credential as string;
+      const { holder, assessor, credential, verifiedAt } = await holderWithCredential('Twice Verified');
       const claimed = await claimFreshWallet(server.url, holder.api_key);
       // [jurisdiction, reasons] of the credential and of the holder's claimed wallet, as assess sees them.
       const seen = async (identity: Record<string, string>) => {
@@ -248,11 +250,7 @@ describe('credentials, wallet capture and refresh tokens', () => {
     });
 
     it('a re-verification whose match a review confirms denies every credential of the account (sanctions_flagged)', async () => {
-      const holder = await createAccount(server.store, { plan: 'scale', name: 'Confirmed Holder' }, server.keys);
-      const assessor = await createAccount(server.store, { plan: 'scale', name: 'Assessor Three' }, server.keys);
-      await verifyHolder(holder.api_key);
-      const verifiedAt = clock;
-      const credential = (await api(holder.api_key, 'POST', '/v1/credentials', { ttl_days: 365 })).body.credential as string;
+      const { holder, assessor, credential, verifiedAt } = await holderWithCredential('Confirmed Holder');
       clock = verifiedAt + 91 * day;
       const refused = await api(holder.api_key, 'POST', '/v1/credentials', {});
       await submitSandbox(refused.body.verify_url, { outcome: 'verified', jurisdiction: 'BZ', age: '21+', name: 'Daniel Moreno' });

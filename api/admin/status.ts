@@ -7,7 +7,7 @@ import type { Store } from '../../pipeline/store/store.ts';
 import type { Config } from '../../pipeline/config.ts';
 import { sqlFile } from '../../pipeline/store/sql-files.ts';
 import type { Row } from '../../pipeline/store/rows.ts';
-import { timestampValue } from '@duckdb/node-api';
+import { at as timestampOf } from '../../identity/store-values.ts';
 import { duration } from '../../pipeline/duration.ts';
 
 export interface ServiceStatus {
@@ -32,7 +32,7 @@ export interface ServiceStatus {
 }
 
 export async function serviceStatus(store: Store, config: Config, now: Date, serverRunning: boolean): Promise<ServiceStatus> {
-  const at = timestampValue(BigInt(now.getTime()) * 1000n);
+  const at = timestampOf(now);
   const [[o], cursors, failures] = await Promise.all([
     store.read(sqlFile('status/overview'), [at]),
     store.read(sqlFile('status/ingest_cursors')),
@@ -79,11 +79,12 @@ export async function serviceStatus(store: Store, config: Config, now: Date, ser
     jobs: { running: Number(row.jobs_running), failed_24h: Number(row.jobs_failed_24h), recent_failures: failures },
     attention: [],
   };
-  status.attention = attention(status, config);
+  status.attention = attention(status, config, listAge);
   return status;
 }
 
-function attention(s: ServiceStatus, config: Config): string[] {
+// `listAgeSeconds` to the second (list_age_hours is rounded to tenths of hours for reading).
+function attention(s: ServiceStatus, config: Config, listAgeSeconds: number | null): string[] {
   const out: string[] = [];
   if (s.scoring.last_run_id === null) out.push('no scoring run yet: every lookup answers unknown; run `reputation score`');
   else if (s.scoring.stale) {
@@ -91,7 +92,7 @@ function attention(s: ServiceStatus, config: Config): string[] {
   }
   if (s.sanctions.list_checked_at === null) {
     out.push('no sanctions list loaded: assess denies every signer check with sanctions_check_unavailable; set SANCTIONS_LIST_SOURCE and run `reputation jobs run refresh-sanctions-list`');
-  } else if (listAgeSeconds(s) > s.sanctions.max_age_hours * 3600) {
+  } else if (listAgeSeconds! > s.sanctions.max_age_hours * 3600) {
     out.push(
       `the sanctions list was last confirmed ${duration(s.sanctions.list_age_hours! * 3600)} ago, over SANCTIONS_LIST_MAX_AGE_HOURS (${s.sanctions.max_age_hours} h): ` +
         'assess denies signer checks with sanctions_check_unavailable; run `reputation jobs run refresh-sanctions-list`',
@@ -114,11 +115,6 @@ function attention(s: ServiceStatus, config: Config): string[] {
     out.push(`${s.jobs.failed_24h} job ${s.jobs.failed_24h === 1 ? 'run' : 'runs'} failed in the last 24 h${what}: \`reputation jobs status\``);
   }
   return out;
-}
-
-// Unrounded, as assess compares it (list_age_hours is rounded for reading).
-function listAgeSeconds(s: ServiceStatus): number {
-  return (Date.parse(s.checked_at) - Date.parse(s.sanctions.list_checked_at!)) / 1000;
 }
 
 function firstLine(value: unknown): string {

@@ -31,6 +31,7 @@ export function healthRoutes(router: Router, deps: HealthDeps): void {
   router.get('/health', async (ctx) => {
     const now = deps.now?.() ?? new Date();
     const staleAfter = deps.staleAfterSeconds ?? defaultStaleAfterSeconds;
+    const serviceUrl = deps.serviceUrl?.();
     const [db, redis] = await Promise.all([checkDatabase(deps.store, now, staleAfter), deps.redisUrl ? pingRedis(deps.redisUrl) : null]);
     const scoring = db.scoring;
     const status = !db.ok
@@ -43,7 +44,7 @@ export function healthRoutes(router: Router, deps: HealthDeps): void {
     ctx.body = {
       status,
       version: 'v1',
-      ...(deps.serviceUrl?.() ? { service_url: deps.serviceUrl() } : {}),
+      ...(serviceUrl ? { service_url: serviceUrl } : {}),
       database: db.ok ? { ok: true, latency_ms: db.latencyMs } : { ok: false, error: db.error },
       redis: redis ? { configured: true, ...redis } : { configured: false },
       scoring,

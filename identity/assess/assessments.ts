@@ -3,7 +3,7 @@
 import type { Store } from '../../pipeline/store/store.ts';
 import type { Row } from '../../pipeline/store/rows.ts';
 import { sqlFile } from '../../pipeline/store/sql-files.ts';
-import { at } from '../store-values.ts';
+import { at, retentionCutoff } from '../store-values.ts';
 
 export interface AssessmentFilter {
   limit: number;
@@ -16,14 +16,13 @@ export function recentAssessments(store: Store, filter: AssessmentFilter): Promi
   return store.read(sqlFile('identity/assessments_recent'), [filter.accountId ?? null, filter.decision ?? null, filter.limit]);
 }
 
-const dayMs = 86_400_000;
 
 /**
  * Deletes the decisions recorded more than `retentionDays` before `now`, through the operational
  * writer (the one that appends them); returns how many rows went.
  */
 export async function pruneAssessments(store: Store, retentionDays: number, now: Date): Promise<{ deleted: number; cutoff: string }> {
-  const cutoff = new Date(now.getTime() - retentionDays * dayMs);
+  const cutoff = retentionCutoff(now, retentionDays);
   const [row] = await store.writeOperational((tx) => tx.all(sqlFile('identity/assessments_prune'), [at(cutoff)]));
   return { deleted: Number(row?.Count ?? 0), cutoff: cutoff.toISOString() };
 }

@@ -1,5 +1,6 @@
 // One name of an SDN entry as a sanctions list publishes it: the parsers produce these, the loader
 // writes them, name screening (identity/screening.ts) compares verified names with them.
+import type { BirthYears } from './birth-years.ts';
 
 export type SdnNameType = 'primary' | 'aka' | 'fka' | 'nka';
 
@@ -19,8 +20,6 @@ export interface ListedName {
  * A date of birth an SDN entry lists, as the years it allows: "DOB 15 Jun 1973" is 1973-1973,
  * "DOB 1970 to 1975" 1970-1975, "DOB circa 1973" 1971-1975 (pipeline/sanctions/birth-years.ts).
  */
-export interface ListedBirth {
+export interface ListedBirth extends BirthYears {
   sdnUid: string;
-  from: number;
-  to: number;
 }

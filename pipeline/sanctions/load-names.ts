@@ -22,7 +22,12 @@ export interface NamesRefreshResult {
 }
 
 /** The names to load, one per (entry, name, name type); throws on a source with none. */
-export function namesToLoad(read: SourceNames): { names: ListedName[]; births: ListedBirth[] } {
+export interface NamesToLoad {
+  names: ListedName[];
+  births: ListedBirth[];
+}
+
+export function namesToLoad(read: SourceNames): NamesToLoad {
   const byKey = new Map<string, ListedName>();
   for (const name of read.names) byKey.set([name.sdnUid, name.name, name.nameType].join('\u0000'), name);
   // An empty list would clear every name hit: it is a broken source, never a real publication.
@@ -32,7 +37,7 @@ export function namesToLoad(read: SourceNames): { names: ListedName[]; births: L
   return { names: [...byKey.values()], births: read.births.filter((b) => named.has(b.sdnUid)) };
 }
 
-export async function replaceNamesIfChanged(tx: WriteTx, read: SourceNames, rows: ReturnType<typeof namesToLoad>, allowShrink: boolean): Promise<NamesRefreshResult> {
+export async function replaceNamesIfChanged(tx: WriteTx, read: SourceNames, rows: NamesToLoad, allowShrink: boolean): Promise<NamesRefreshResult> {
   const { names, births } = rows;
   const result = { changed: false, nameCount: names.length, entryCount: new Set(names.map((n) => n.sdnUid)).size, birthCount: births.length, sha256: read.sha256 };
   const [last] = await tx.all(sqlFile('sanctions/latest_names_load'));

@@ -15,7 +15,7 @@ import type { ListedAddress } from './listing.ts';
 import { familyOfListed, listingKey, type SanctionsFamily } from './address-family.ts';
 import { readListings, type SanctionsSource, type SourceListings } from './read-listings.ts';
 import { readNames, type NamesSource, type SourceNames } from './read-names.ts';
-import { namesToLoad, replaceNamesIfChanged, type NamesRefreshResult } from './load-names.ts';
+import { namesToLoad, replaceNamesIfChanged, type NamesRefreshResult, type NamesToLoad } from './load-names.ts';
 import { defaultSourceLimits, type SourceLimits } from './read-source.ts';
 import { refuseSharpDrop } from './sharp-drop.ts';
 
@@ -111,7 +111,7 @@ export async function refreshSanctionsList(
 
 // The names of the names source and the rows to load (throws when it has none); those of the
 // address pass when it is the same sdn_advanced.xml, so a 100 MB file is fetched and parsed once.
-async function namesOf(names: NamesSource, source: SanctionsSource, read: SourceListings, limits: SourceLimits): Promise<{ read: SourceNames; rows: ReturnType<typeof namesToLoad> }> {
+async function namesOf(names: NamesSource, source: SanctionsSource, read: SourceListings, limits: SourceLimits): Promise<{ read: SourceNames; rows: NamesToLoad }> {
   const sameXml = names.kind === 'sdn-advanced-xml' && source.kind === 'sdn-advanced-xml' && names.file === source.file;
   const namesRead = sameXml && read.names ? read.names : await readNames(names, limits);
   return { read: namesRead, rows: namesToLoad(namesRead) };
