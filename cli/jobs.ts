@@ -36,9 +36,11 @@ export async function runJobAndReport(config: Config, log: Logger, name: JobName
   const started = (await runOperation(config, log, 'jobs.run', { name, data, wait: false })) as { run_id: string; deduplicated: boolean };
   if (started.deduplicated) process.stderr.write(`the same ${name} job is already queued or running (${started.run_id}); following it\n`);
   let saidQueued = false;
-  for (;;) {
+  for (let look = 0; ; look++) {
     const status = await runStatus(config, log, started.run_id);
-    if (status?.state === 'queued' && !saidQueued) {
+    // Said when it is still queued at the second look: at the first, a run about to start is
+    // often not recorded yet, and it waits for nothing.
+    if (status?.state === 'queued' && look > 0 && !saidQueued) {
       process.stderr.write(`${name} job ${started.run_id} is queued: it waits for a free slot or for work another job is doing\n`);
       saidQueued = true;
     }
